@@ -1,0 +1,43 @@
+"""Canonical JSON: sorted keys, no insignificant whitespace, UTF-8, values unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def normalize(value: Any) -> Any:
+    """Return `value` with integral floats as ints, the one JSON-level equivalence.
+
+    JSON has a single number type, so `2.0` and `2` are the same value, while
+    `2.5` and `"2.5"`, or `true` and `1`, stay different.
+    """
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: normalize(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalize(item) for item in value]
+    return value
+
+
+def canonical_json(value: Any) -> str:
+    """Serialize `value` so that equal JSON values give equal strings."""
+    return json.dumps(
+        normalize(value),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+
+
+def canonical_hash(value: Any) -> str:
+    """Return the sha256 hex digest of the canonical JSON of `value`."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def same_value(left: Any, right: Any) -> bool:
+    """Compare two JSON values canonically: key order is irrelevant, types are not."""
+    return canonical_json(left) == canonical_json(right)

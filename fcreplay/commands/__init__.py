@@ -1,0 +1,1 @@
+"""One module per CLI command; each defines `command`, imported only when it runs."""

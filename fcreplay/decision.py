@@ -1,0 +1,144 @@
+"""The provider-neutral outcome of one model turn: tool calls, text, refusal or invalid."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .canonical import canonical_json
+
+DecisionKind = Literal["tool_call", "text", "refusal", "invalid"]
+DECISION_KINDS: tuple[DecisionKind, ...] = ("tool_call", "text", "refusal", "invalid")
+
+Stop = Literal[
+    "tool_call",  # call items present
+    "end",  # the model finished its turn
+    "length",  # cut off by an output-token limit
+    "content_filter",  # stopped or blocked by a safety system
+    "refusal",  # the model declined
+    "malformed_call",  # the provider says the call it generated is unusable
+    "pause",  # a long server-side turn paused; resend to continue
+    "other",  # anything else, kept raw in `finish_reason`
+]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call requested by the model."""
+
+    call_id: str | None
+    """Provider-assigned id to echo with the result; None when the provider sent none."""
+    name: str
+    arguments: dict[str, Any] | None
+    """Decoded arguments; None when the model sent something that is not a JSON object."""
+    raw_arguments: str | dict[str, Any] | None
+    """Exactly what the model sent: a JSON string (OpenAI) or an object (Anthropic, Gemini)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the call as a JSON-ready dict."""
+        return {
+            "call_id": self.call_id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "raw_arguments": self.raw_arguments,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ToolCall:
+        """Rebuild a call from `to_json` output."""
+        return cls(
+            call_id=data.get("call_id"),
+            name=data["name"],
+            arguments=data.get("arguments"),
+            raw_arguments=data.get("raw_arguments"),
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the model decided in one turn, normalized across providers.
+
+    Equality covers the normalized fields only: a streamed exchange and its
+    non-streamed twin give equal decisions though their raw bodies differ.
+    """
+
+    kind: DecisionKind
+    text: str | None = None
+    calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
+    """The provider's own stop value, unchanged (`tool_calls`, `end_turn`, `STOP`...)."""
+    stop: Stop = "end"
+    """`finish_reason` mapped to a provider-neutral value."""
+    raw_response: Any = field(default=None, compare=False, repr=False)
+    """The whole response body (or the list of stream events), after redaction."""
+    assistant_turn: Any = field(default=None, compare=False, repr=False)
+    """The provider-native assistant turn, re-sent verbatim with the tool results."""
+    model: str | None = field(default=None, compare=False)
+    """The model id as the provider reported it."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the normalized fields as a JSON-ready dict."""
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "finish_reason": self.finish_reason,
+            "stop": self.stop,
+            "calls": [call.to_json() for call in self.calls],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Decision:
+        """Rebuild a decision from `to_json` output (raw parts are not kept there)."""
+        return cls(
+            kind=data["kind"],
+            text=data.get("text"),
+            calls=tuple(ToolCall.from_json(call) for call in data.get("calls", [])),
+            finish_reason=data.get("finish_reason"),
+            stop=data.get("stop", "end"),
+        )
+
+
+@dataclass(frozen=True)
+class ProviderError:
+    """An error answer from the provider: a non-2xx body or an in-stream error event."""
+
+    status: int
+    type: str | None
+    code: str | None
+    message: str
+    retryable: bool
+    retry_after: float | None = None
+    """Seconds the provider asked to wait, when its body says so (Gemini RetryInfo)."""
+    raw: Any = field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the error as a JSON-ready dict."""
+        return {
+            "status": self.status,
+            "type": self.type,
+            "code": self.code,
+            "message": self.message,
+            "retryable": self.retryable,
+            "retry_after": self.retry_after,
+        }
+
+
+Signature = tuple[str, tuple[str, ...], str]
+
+
+def signature(decision: Decision) -> Signature:
+    """Return `(kind, sorted call names, canonical arguments)` for consistency checks.
+
+    Arguments that are not a JSON object enter as their raw text, so two
+    different malformed calls never share a signature.
+    """
+    calls = sorted((call.name, canonical_json(_argument_value(call))) for call in decision.calls)
+    names = tuple(name for name, _ in calls)
+    arguments = "[" + ",".join(args for _, args in calls) + "]"
+    return (decision.kind, names, arguments)
+
+
+def _argument_value(call: ToolCall) -> Any:
+    if call.arguments is not None:
+        return call.arguments
+    return {"$raw": call.raw_arguments}

@@ -1,0 +1,114 @@
+"""Provider-neutral request and response shapes that adapters translate to and from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant"]
+ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """A plain text message of the conversation, in no provider's format."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class WireItem:
+    """A provider-native history item, sent back verbatim.
+
+    `append_tool_result` produces these: the assistant turn exactly as the
+    provider returned it (thinking signatures, reasoning items) and the tool
+    results in the shape that provider requires.
+    """
+
+    payload: Any
+
+
+HistoryItem = Message | WireItem
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    """How the request lets the model use tools."""
+
+    mode: ToolMode = "auto"
+    """auto: model decides; required: must call some tool; forced: must call `tool`;
+    none: tools declared but not usable; no_tools: no tools declared at all."""
+    tool: str | None = None
+
+    @classmethod
+    def parse(cls, value: str | dict[str, Any] | None) -> ToolChoice:
+        """Read a case-file value: "auto" | "required" | "none" | {"tool": NAME}."""
+        if value is None or value == "auto":
+            return cls("auto")
+        if value in ("required", "none"):
+            return cls(value)  # type: ignore[arg-type]
+        if isinstance(value, dict) and set(value) == {"tool"}:
+            return cls("forced", str(value["tool"]))
+        raise ValueError(
+            f'tool_choice must be "auto", "required", "none" or {{"tool": NAME}}, got {value!r}'
+        )
+
+
+@dataclass(frozen=True)
+class RequestSettings:
+    """Everything about a request except the model, the history and the tools."""
+
+    tool_choice: ToolChoice = field(default_factory=ToolChoice)
+    parallel_tool_calls: bool | None = None
+    """None leaves the provider default; False asks for at most one call per turn."""
+    strict: bool = False
+    """Ask for provider-side schema enforcement, with the transform it needs."""
+    temperature: float | None = None
+    max_output_tokens: int | None = None
+    stream: bool = False
+
+
+@dataclass(frozen=True)
+class WireRequest:
+    """A request body ready to send; the transport adds the base URL and the key."""
+
+    method: str
+    path: str
+    """Path (and query) relative to the provider's base URL."""
+    headers: dict[str, str]
+    """Non-secret headers only; credentials never appear here."""
+    body: dict[str, Any]
+    stream: bool = False
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """One server-sent event: its `event:` name and its data, parsed when JSON."""
+
+    event: str | None
+    data: Any
+    """The decoded JSON payload, or the raw string (e.g. "[DONE]") when not JSON."""
+
+
+@dataclass(frozen=True)
+class WireResponse:
+    """A response as it came off the wire: a JSON body or a list of stream events."""
+
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    """Parsed JSON body (or raw text when it is not JSON); None for streams."""
+    events: tuple[StreamEvent, ...] | None = None
+    """Stream events in arrival order; None for non-streamed bodies."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What the (fake) executor returned for one call."""
+
+    call_id: str | None
+    name: str
+    content: dict[str, Any]
+    """JSON object given back to the model."""
+    is_error: bool = False
