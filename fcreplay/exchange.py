@@ -112,3 +112,24 @@ class ToolResult:
     content: dict[str, Any]
     """JSON object given back to the model."""
     is_error: bool = False
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """What a sent request asked for, read back from its wire body (inverse of build).
+
+    The simulator uses it to pick an answer; schema diff uses it to compare the
+    tool choice and parallel policy with what the variant asked.
+    """
+
+    model: str | None
+    last_user_text: str | None
+    """Text of the last plain user message (tool results are not user text)."""
+    tool_result_turns: int
+    """How many tool-result turns the history holds: 0 on the first turn."""
+    tool_names: tuple[str, ...]
+    """Declared function tools, in the order sent."""
+    tool_choice: ToolChoice
+    parallel_tool_calls: bool | None
+    """None when the request leaves the provider default."""
+    stream: bool

@@ -71,6 +71,24 @@ class Adapter(Protocol):
     def render_error(self, error: ProviderError, stream: bool = False) -> WireResponse: ...
 
 
+_URL_MARKERS: tuple[tuple[str, str], ...] = (
+    (":streamGenerateContent", "gemini"),
+    (":generateContent", "gemini"),
+    ("/chat/completions", "openai_chat"),
+    ("/responses", "openai_responses"),
+    ("/messages", "anthropic"),
+)
+
+
+def api_for_url(url: str) -> str | None:
+    """Name the adapter whose wire format a request URL uses, or None for other APIs."""
+    path = url.split("?", 1)[0]
+    for marker, name in _URL_MARKERS:
+        if path.endswith(marker) or (marker.startswith(":") and marker in path):
+            return name
+    return None
+
+
 class UnknownAdapterError(ValueError):
     """No adapter by that name."""
 
