@@ -64,16 +64,17 @@ def assign(costs: Sequence[Sequence[float]]) -> list[int]:
 
 def match_pairs(
     costs: Sequence[Sequence[float]],
+    cols: int,
     unmatched_row: float,
     unmatched_col: float,
 ) -> tuple[list[tuple[int, int]], list[int], list[int]]:
     """Match rows to columns of a rectangular cost matrix, allowing either to stay alone.
 
+    `costs` has one row per item on the left, each of `cols` entries.
     Returns (pairs, lone rows, lone columns) minimizing the total cost, where a
     lone row costs `unmatched_row` and a lone column `unmatched_col`.
     """
     rows = len(costs)
-    cols = len(costs[0]) if rows else 0
     size = rows + cols
     big = [[0.0] * size for _ in range(size)]
     for r in range(size):

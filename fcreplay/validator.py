@@ -115,7 +115,9 @@ def _match_calls(decision: Decision, expected: Expectation, contract: Contract) 
         for row, call in enumerate(actual)
     ]
     costs = [[_cost(cell) for cell in row] for row in pair_findings]
-    pairs, lone_actual, lone_expected = match_pairs(costs, _UNMATCHED_COST, _UNMATCHED_COST)
+    pairs, lone_actual, lone_expected = match_pairs(
+        costs, len(expected.calls), _UNMATCHED_COST, _UNMATCHED_COST
+    )
     findings: list[Finding] = []
     for row, col in pairs:
         findings += pair_findings[row][col]

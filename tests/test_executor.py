@@ -1,0 +1,73 @@
+"""The fake executor: rules as data, first match wins, errors carry retryable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fcreplay.contract import Contract
+from fcreplay.decision import ToolCall
+from fcreplay.errors import InputError
+from fcreplay.executor import load_executor
+
+from .conftest import ROOT
+
+RESULTS = ROOT / "cases" / "delivery_results.json"
+
+
+def test_example_rules_follow_the_seed_executor(contract: Contract) -> None:
+    executor = load_executor(RESULTS, contract)
+    found = executor.execute(ToolCall("c1", "get_order", {"order_id": "ORD-123456"}, "{}"))
+    assert found.failure is None
+    assert found.result.content == {"ok": True, "status": "in_transit", "city": "Самара"}
+    assert found.result.call_id == "c1" and not found.result.is_error
+    missing = executor.execute(ToolCall("c2", "get_order", {"order_id": "ORD-000001"}, "{}"))
+    assert missing.failure is not None and missing.failure.code == "ORDER_NOT_FOUND"
+    assert not missing.failure.retryable and missing.result.is_error
+    assert missing.result.content["error"]["code"] == "ORDER_NOT_FOUND"
+    quote = executor.execute(
+        ToolCall(
+            "c3",
+            "quote_delivery",
+            {"origin": "A", "destination": "B", "weight_kg": 1, "service": "express"},
+            "{}",
+        )
+    )
+    assert quote.failure is not None and quote.failure.retryable
+    cancel = executor.execute(
+        ToolCall("c4", "cancel_order", {"order_id": "ORD-654321", "reason": "other"}, "{}")
+    )
+    assert cancel.failure is not None and cancel.failure.code == "ALREADY_SHIPPED"
+
+
+def test_arguments_are_checked_before_any_rule(contract: Contract) -> None:
+    executor = load_executor(RESULTS, contract)
+    bad = executor.execute(ToolCall("c", "get_order", {"order_id": "ORD-123456", "x": 1}, "{}"))
+    assert bad.failure is not None and bad.failure.code == "INVALID_ARGUMENTS"
+    raw = executor.execute(ToolCall("c", "get_order", None, "{oops"))
+    assert raw.failure is not None and raw.failure.code == "INVALID_ARGUMENTS"
+    unknown = executor.execute(ToolCall("c", "track", {}, "{}"))
+    assert unknown.failure is not None and unknown.failure.code == "UNKNOWN_TOOL"
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ({"tool": "refund", "result": {}}, "tool 'refund' is not in the contract"),
+        ({"tool": "get_order", "result": {}, "error": {}}, "exactly one of"),
+        ({"tool": "get_order", "error": {"code": "X", "message": "m"}}, "retryable"),
+        ({"tool": "get_order", "result": {}, "delay": 1}, "unknown key 'delay'"),
+    ],
+)
+def test_bad_rules_name_the_file_and_line(
+    tmp_path: Path, contract: Contract, rule: dict[str, object], message: str
+) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"rules": [{"tool": "get_order", "result": {}}, rule]}, indent=2))
+    with pytest.raises(InputError) as caught:
+        load_executor(path, contract)
+    (problem,) = caught.value.problems
+    assert message in problem.message
+    assert problem.line is not None and problem.line > 6
