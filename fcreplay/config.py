@@ -61,6 +61,8 @@ class SuiteConfig:
     variants: tuple[str, ...] = ("auto",)
     request_timeout: float = 60.0
     max_retries: int = 3
+    simulator_script: Path | None = None
+    """Script `fcreplay simulate` serves by default (the bundled loopback simulator)."""
     targets: tuple[Target, ...] = ()
 
     def target(self, name: str) -> Target:
@@ -176,6 +178,7 @@ _SUITE_FIELDS: dict[str, Check] = {
     "variants": _variants,
     "request_timeout": _seconds,
     "max_retries": _count,
+    "simulator_script": _path,
 }
 _TARGET_FIELDS: dict[str, Check] = {
     "name": _target_name,
