@@ -24,6 +24,7 @@ FindingCode = Literal[
     "false_success",
     "repeated_failed_call",
     "step_limit",
+    "request_drift",
 ]
 
 FINDING_CODES: tuple[FindingCode, ...] = FindingCode.__args__  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..exchange import (
         HistoryItem,
         RequestSettings,
+        RequestView,
         StreamEvent,
         ToolResult,
         WireRequest,
@@ -65,6 +66,10 @@ class Adapter(Protocol):
     ) -> list[HistoryItem]: ...
 
     def sent_tools(self, request_body: Any) -> list[ToolSpec]: ...
+
+    def read_request(self, body: dict[str, Any], path: str) -> RequestView: ...
+
+    def wire_schema(self, parameters: dict[str, Any], strict: bool) -> dict[str, Any]: ...
 
     def render_response(self, decision: Decision, stream: bool = False) -> WireResponse: ...
 

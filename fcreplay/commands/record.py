@@ -1,0 +1,62 @@
+"""`fcreplay record`: run the suite live and write cassettes and a run log."""
+
+from __future__ import annotations
+
+import click
+
+from .options import config_option
+from .running import selection_options, summarize
+
+
+@click.command("record")
+@config_option
+@selection_options
+@click.option(
+    "--record-mode",
+    type=click.Choice(["all", "once", "new_episodes"]),
+    default="all",
+    show_default=True,
+    help="all: record every attempt afresh; once: only units with no cassette yet; "
+    "new_episodes: replay what still matches and record the rest.",
+)
+@click.option(
+    "--resume",
+    metavar="RUN_ID",
+    help="Continue an interrupted run: skip attempts already in runs/RUN_ID.jsonl.",
+)
+def command(
+    config_path: str | None,
+    targets: tuple[str, ...],
+    case_ids: tuple[str, ...],
+    variants: tuple[str, ...],
+    concurrency: int,
+    record_mode: str,
+    resume: str | None,
+) -> bool:
+    """Run the suite against the live providers and record it.
+
+    Writes one cassette per target/variant/case under the cassettes folder
+    (credentials removed; a cassette that would still hold one is refused) and
+    one run log line per attempt, each as soon as it ends. Keys come only from
+    the environment variables named by `api_key_env`.
+    """
+    from ..runner import RunOptions, run_suite
+    from ..suite import load_suite
+
+    suite = load_suite(config_path)
+    result = run_suite(
+        suite,
+        RunOptions(
+            mode="record",
+            targets=targets,
+            variants=variants,
+            case_ids=case_ids,
+            record_mode=record_mode,  # type: ignore[arg-type]
+            concurrency=concurrency,
+            resume=resume,
+        ),
+    )
+    click.echo(f"recorded run {result.run_id}")
+    for line in summarize(result):
+        click.echo(line)
+    return True

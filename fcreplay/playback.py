@@ -1,0 +1,208 @@
+"""Where answers come from: the live provider (recorded into a cassette) or a cassette."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .attempt import AttemptAborted, RequestDrift
+from .canonical import canonical_json
+from .cassette import (
+    CassetteMeta,
+    Interaction,
+    RecordedRequest,
+    RecordedResponse,
+    UnreadableInteraction,
+    cassette_text,
+    load_cassette,
+    write_text_atomically,
+)
+from .errors import InputError
+from .exchange import WireRequest, WireResponse
+from .redaction import refuse_leaks, scrub_headers, scrub_url
+from .structdiff import differences
+from .transport import HttpTransport, TransportError
+
+
+@dataclass(frozen=True)
+class Take:
+    """A recorded interaction and its place in the run: attempt, step, try."""
+
+    attempt: int
+    step: int
+    interaction: Interaction
+
+
+class Tape:
+    """The cassette of one unit: takes kept from disk plus takes recorded in this run."""
+
+    def __init__(self, path: Path, meta: CassetteMeta, takes: Sequence[Take] = ()) -> None:
+        self.path = path
+        self.meta = meta
+        self._takes = list(takes)
+
+    @classmethod
+    def load(cls, path: Path, meta: CassetteMeta) -> Tape:
+        """Read a unit's cassette; a missing file gives an empty tape."""
+        if not path.exists():
+            return cls(path, meta)
+        cassette = load_cassette(path)
+        takes = []
+        for index, interaction in enumerate(cassette.interactions):
+            if isinstance(interaction, UnreadableInteraction):
+                raise InputError.at(path, None, f"interaction {index}: {interaction.reason}")
+            label = interaction.label or {}
+            takes.append(Take(int(label.get("attempt", 1)), int(label.get("step", 0)), interaction))
+        return cls(path, meta, takes)
+
+    @property
+    def exists(self) -> bool:
+        """Whether the cassette file is on disk."""
+        return self.path.exists()
+
+    def takes(self, attempt: int) -> list[Take]:
+        """The takes of one attempt, in recorded order."""
+        return [take for take in self._takes if take.attempt == attempt]
+
+    def keep_only(self, attempts: Iterable[int]) -> None:
+        """Forget the takes of every attempt not listed (they are recorded again)."""
+        keep = set(attempts)
+        self._takes = [take for take in self._takes if take.attempt in keep]
+
+    def put(self, attempt: int, takes: Sequence[Take]) -> None:
+        """Replace the takes of one attempt."""
+        self._takes = [take for take in self._takes if take.attempt != attempt] + list(takes)
+
+    def save(self, secrets: Sequence[str]) -> None:
+        """Write the cassette atomically, refusing it if it would hold a credential."""
+        ordered = sorted(self._takes, key=lambda take: take.attempt)
+        text = cassette_text(
+            [
+                replace(take.interaction, label={"attempt": take.attempt, "step": take.step})
+                for take in ordered
+            ],
+            self.meta,
+        )
+        refuse_leaks(text, secrets, where=f"cassette {self.path}")
+        write_text_atomically(self.path, text)
+
+
+class LivePlayer:
+    """Sends requests to the provider and keeps every HTTP round trip as a take."""
+
+    def __init__(self, transport: HttpTransport, attempt: int) -> None:
+        self._transport = transport
+        self._attempt = attempt
+        self.takes: list[Take] = []
+
+    def exchange(self, request: WireRequest, *, step: int) -> WireResponse:
+        try:
+            sent = self._transport.send(request)
+        except TransportError as exc:
+            raise AttemptAborted(exc.kind, str(exc)) from None
+        response = sent.response
+        recorded = Interaction(
+            RecordedRequest(
+                sent.method,
+                scrub_url(sent.url),
+                scrub_headers(sent.request_headers),
+                sent.request_body,
+            ),
+            RecordedResponse(
+                response.status, scrub_headers(response.headers), response.body, response.events
+            ),
+        )
+        self.takes.append(Take(self._attempt, step, recorded))
+        return response
+
+    def pause(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+class ReplayPlayer:
+    """Answers from one attempt's recorded takes, in order, checking each request matches."""
+
+    def __init__(self, takes: Sequence[Take], *, cassette: Path, record_hint: str) -> None:
+        self._takes = list(takes)
+        self._next = 0
+        self._cassette = cassette
+        self._hint = record_hint
+        self.last_take: Take | None = None
+        """The take the latest exchange was answered from."""
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether every recorded take was played."""
+        return self._next >= len(self._takes)
+
+    def exchange(self, request: WireRequest, *, step: int) -> WireResponse:
+        if self._next >= len(self._takes):
+            raise AttemptAborted(
+                "missing_interaction",
+                f"{self._cassette} has no recorded answer for this request (step {step}); "
+                f"record it with `{self._hint}`",
+            )
+        take = self._takes[self._next]
+        self._next += 1
+        self.last_take = take
+        recorded = take.interaction.request
+        where = f"{self._cassette} interaction {self._next - 1} (step {take.step})"
+        recorded_path = _path_and_query(recorded.uri)
+        if recorded.method != request.method or not recorded_path.endswith(request.path):
+            raise RequestDrift(
+                f"request drift at {where}: recorded {recorded.method} {recorded_path}, "
+                f"now {request.method} {request.path}",
+                [],
+            )
+        if canonical_json(recorded.body) != canonical_json(request.body):
+            changes = differences(recorded.body, request.body)
+            shown = ", ".join(change.path or "/" for change in changes[:5])
+            raise RequestDrift(
+                f"request drift at {where}: the body differs at {shown}"
+                + (f" and {len(changes) - 5} more" if len(changes) > 5 else ""),
+                changes,
+            )
+        response = take.interaction.response
+        return WireResponse(response.status, response.headers, response.body, response.events)
+
+    def pause(self, seconds: float) -> None:
+        """Replay never waits: the recorded retry already happened."""
+
+
+class EpisodePlayer:
+    """Replays recorded takes while they match, then goes live for the rest (new_episodes)."""
+
+    def __init__(self, replay: ReplayPlayer, live: LivePlayer) -> None:
+        self._replay = replay
+        self._live = live
+        self._live_now = False
+        self.played: list[Take] = []
+
+    @property
+    def takes(self) -> list[Take]:
+        """The takes this attempt ends up with: those replayed, then those recorded."""
+        return self.played + self._live.takes
+
+    def exchange(self, request: WireRequest, *, step: int) -> WireResponse:
+        if not self._live_now:
+            try:
+                response = self._replay.exchange(request, step=step)
+            except AttemptAborted:
+                self._live_now = True
+            else:
+                assert self._replay.last_take is not None
+                self.played.append(self._replay.last_take)
+                return response
+        return self._live.exchange(request, step=step)
+
+    def pause(self, seconds: float) -> None:
+        if self._live_now:
+            self._live.pause(seconds)
+
+
+def _path_and_query(uri: str) -> str:
+    parts = urlsplit(uri)
+    return parts.path + (f"?{parts.query}" if parts.query else "")

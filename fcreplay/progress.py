@@ -1,0 +1,59 @@
+"""Progress of a run on stderr: one updating line on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+
+class Progress:
+    """Counts finished attempts; safe to call from worker threads."""
+
+    def __init__(self, total: int, *, stream: TextIO | None = None, label: str = "") -> None:
+        self.total = total
+        self.done = 0
+        self.failed = 0
+        self.errors = 0
+        self._stream = stream if stream is not None else sys.stderr
+        self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
+        self._label = label
+        self._lock = threading.Lock()
+        self._last_plain = 0.0
+        self._started = time.monotonic()
+
+    def note(self, message: str) -> None:
+        """Print a message on its own line without breaking the progress line."""
+        with self._lock:
+            prefix = "\r\033[K" if self._tty else ""
+            self._stream.write(f"{prefix}{message}\n")
+            self._stream.flush()
+
+    def advance(self, record: dict[str, Any]) -> None:
+        """Count one finished attempt."""
+        with self._lock:
+            self.done += 1
+            self.failed += record["verdict"] == "fail"
+            self.errors += record["verdict"] == "error"
+            unit = f"{record['target']}/{record['variant']}/{record['case_id']}"
+            where = f"{unit} #{record['attempt']}"
+            line = (
+                f"{self._label}[{self.done}/{self.total}] {self.failed} with findings, "
+                f"{self.errors} errors  {where}"
+            )
+            now = time.monotonic()
+            if self._tty:
+                self._stream.write(f"\r\033[K{line}")
+            elif self.done == self.total or now - self._last_plain >= 2.0:
+                # Plain logs get a line every couple of seconds, not one per attempt.
+                self._last_plain = now
+                self._stream.write(line + "\n")
+            self._stream.flush()
+
+    def finish(self) -> None:
+        """End the progress line."""
+        with self._lock:
+            if self._tty and self.done:
+                self._stream.write("\n")
+                self._stream.flush()

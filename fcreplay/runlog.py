@@ -1,0 +1,140 @@
+"""The run log: one JSON line per attempt, appended and fsynced as each attempt ends."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from .errors import InputError
+
+SCHEMA_VERSION = 1
+
+AttemptKey = tuple[str, str, str, int]
+"""(target, variant, case_id, attempt): what identifies an attempt within a run."""
+
+
+def new_run_id(mode: str) -> str:
+    """A sortable, unique run id: UTC time, the mode, and a random suffix."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    return f"{stamp}Z-{mode}-{secrets.token_hex(3)}"
+
+
+def attempt_key(record: dict[str, Any]) -> AttemptKey:
+    """The identity of an attempt record."""
+    return (record["target"], record["variant"], record["case_id"], int(record["attempt"]))
+
+
+@dataclass(frozen=True)
+class RunLogContents:
+    """The complete records of a run log, and what was wrong with its tail, if anything."""
+
+    records: tuple[dict[str, Any], ...]
+    torn_line: int | None = None
+    """Line number of an incomplete last line (a write cut short), which was ignored."""
+    complete_bytes: int = 0
+    """Length of the file up to the end of the last complete record."""
+
+
+def read_run_log(path: Path) -> RunLogContents:
+    """Read every complete record; a torn last line is reported, not fatal.
+
+    Any other line that is not a JSON object is an input error: the log was
+    edited or damaged somewhere other than its tail.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError.at(path, None, "run log not found") from None
+    *complete, tail = data.split(b"\n")
+    records: list[dict[str, Any]] = []
+    for number, raw in enumerate(complete, start=1):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            raise InputError.at(path, number, "not a JSON object; the run log is damaged")
+        records.append(record)
+    # Records always end with a newline, so anything after the last one is a torn write.
+    return RunLogContents(
+        tuple(records),
+        torn_line=len(complete) + 1 if tail else None,
+        complete_bytes=len(data) - len(tail),
+    )
+
+
+class RunLogWriter:
+    """Appends attempt records so that a killed process loses only the attempt in flight."""
+
+    def __init__(self, path: Path, *, truncate_to: int | None = None) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._stream: IO[bytes] = path.open("ab")
+        if truncate_to is not None:
+            # A torn tail from an earlier crash: cut it so the next record starts clean.
+            self._stream.truncate(truncate_to)
+            self._stream.seek(truncate_to)
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one record and make it durable before returning."""
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self._stream.write(line.encode("utf-8"))
+        self._stream.flush()
+        os.fsync(self._stream.fileno())
+
+    def close(self) -> None:
+        """Close the file."""
+        self._stream.close()
+
+    def __enter__(self) -> RunLogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def rewrite_sorted(path: Path, order: Iterable[AttemptKey]) -> None:
+    """Rewrite a finished run log in plan order, atomically (temp file + rename).
+
+    Attempts are appended in completion order, which concurrency makes
+    arbitrary; a finished log is put back in a stable order for readers and diffs.
+    """
+    contents = read_run_log(path)
+    position = {key: index for index, key in enumerate(order)}
+    records = sorted(
+        contents.records, key=lambda r: (position.get(attempt_key(r), len(position)),)
+    )
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("wb") as stream:
+        for record in records:
+            line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+            stream.write(line.encode("utf-8"))
+        stream.flush()
+        os.fsync(stream.fileno())
+    os.replace(temporary, path)
+
+
+def run_log_path(runs: Path, run_id: str) -> Path:
+    """Where the log of `run_id` lives."""
+    return runs / f"{run_id}.jsonl"
+
+
+def newest_run_log(runs: Path) -> Path:
+    """The most recent run log (run ids sort by time), or an InputError saying what to run."""
+    logs = sorted(runs.glob("*.jsonl")) if runs.is_dir() else []
+    if not logs:
+        raise InputError.at(
+            runs, None, "no run logs yet; run `fcreplay replay` or `fcreplay record` first"
+        )
+    return logs[-1]
+
+
+def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The complete records of a run log, in file order."""
+    yield from read_run_log(path).records

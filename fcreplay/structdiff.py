@@ -1,0 +1,52 @@
+"""Structural differences between two JSON values, through deepdiff.
+
+The only module that imports deepdiff. Callers compare canonically first and
+come here only for values that differ, because deepdiff is slow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .jsonsource import pointer
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(missing)"})()
+"""Stands for a key or item present on one side only."""
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One place where two JSON values differ."""
+
+    path: str
+    """JSON pointer to the place, e.g. `/tools/1/function/parameters/required`."""
+    before: Any
+    """The value on the left (recorded, contract, golden); MISSING when absent."""
+    after: Any
+    """The value on the right (now, sent, new run); MISSING when absent."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The difference with MISSING written as null plus a flag."""
+        return {
+            "path": self.path,
+            "before": None if self.before is MISSING else self.before,
+            "after": None if self.after is MISSING else self.after,
+            **({"before_missing": True} if self.before is MISSING else {}),
+            **({"after_missing": True} if self.after is MISSING else {}),
+        }
+
+
+def differences(before: Any, after: Any) -> list[Difference]:
+    """Every leaf-level difference, sorted by path; [] when the values are equal."""
+    from deepdiff import DeepDiff
+    from deepdiff.helper import notpresent
+
+    tree = DeepDiff(before, after, view="tree", ignore_numeric_type_changes=True)
+    found: list[Difference] = []
+    for levels in tree.values():
+        for level in levels:
+            left = MISSING if level.t1 is notpresent else level.t1
+            right = MISSING if level.t2 is notpresent else level.t2
+            found.append(Difference(pointer(*level.path(output_format="list")), left, right))
+    return sorted(found, key=lambda d: d.path)

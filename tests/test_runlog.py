@@ -1,0 +1,85 @@
+"""The run log: durable appends, torn tails detected and cut, stable final order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fcreplay.errors import InputError
+from fcreplay.runlog import (
+    RunLogWriter,
+    attempt_key,
+    new_run_id,
+    newest_run_log,
+    read_run_log,
+    rewrite_sorted,
+)
+
+
+def record(case: str, attempt: int) -> dict[str, object]:
+    return {"target": "t", "variant": "auto", "case_id": case, "attempt": attempt, "x": "ä"}
+
+
+def test_appended_records_read_back_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "runs" / "r.jsonl"
+    with RunLogWriter(path) as writer:
+        writer.append(record("a", 1))
+        writer.append(record("b", 1))
+    contents = read_run_log(path)
+    assert [attempt_key(r) for r in contents.records] == [
+        ("t", "auto", "a", 1),
+        ("t", "auto", "b", 1),
+    ]
+    assert contents.torn_line is None
+    assert "ä" in path.read_text(encoding="utf-8")
+
+
+def test_torn_last_line_is_reported_ignored_and_cut_on_resume(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with RunLogWriter(path) as writer:
+        writer.append(record("a", 1))
+    with path.open("ab") as stream:
+        stream.write(json.dumps(record("b", 1)).encode()[:20])  # a write cut short
+    contents = read_run_log(path)
+    assert len(contents.records) == 1 and contents.torn_line == 2
+    with RunLogWriter(path, truncate_to=contents.complete_bytes) as writer:
+        writer.append(record("b", 1))
+    again = read_run_log(path)
+    assert [r["case_id"] for r in again.records] == ["a", "b"] and again.torn_line is None
+
+
+def test_complete_json_without_newline_is_still_torn(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(record("a", 1)) + "\n" + json.dumps(record("b", 1)))
+    contents = read_run_log(path)
+    assert len(contents.records) == 1 and contents.torn_line == 2
+
+
+def test_damage_in_the_middle_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(record("a", 1)) + "\nnot json\n" + json.dumps(record("b", 1)) + "\n")
+    with pytest.raises(InputError) as caught:
+        read_run_log(path)
+    assert caught.value.problems[0].line == 2
+
+
+def test_rewrite_sorted_puts_records_in_plan_order(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    with RunLogWriter(path) as writer:
+        for case, attempt in [("b", 2), ("a", 1), ("b", 1)]:
+            writer.append(record(case, attempt))
+    order = [("t", "auto", "a", 1), ("t", "auto", "b", 1), ("t", "auto", "b", 2)]
+    rewrite_sorted(path, order)
+    assert [attempt_key(r) for r in read_run_log(path).records] == order
+
+
+def test_run_ids_sort_by_time_and_newest_is_found(tmp_path: Path) -> None:
+    first, second = new_run_id("replay"), new_run_id("record")
+    assert first != second and "-replay-" in first
+    (tmp_path / "20250101T000000Z-replay-aaaaaa.jsonl").write_text("")
+    (tmp_path / "20260101T000000Z-replay-bbbbbb.jsonl").write_text("")
+    assert newest_run_log(tmp_path).name.startswith("2026")
+    with pytest.raises(InputError, match="no run logs yet"):
+        newest_run_log(tmp_path / "missing")
