@@ -17,7 +17,10 @@ from . import __version__
 from .errors import FcreplayError, InputError, SecretLeakError
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "inspect": ("fcreplay.commands.inspect", "Show the normalized decisions in any cassette."),
     "lint": ("fcreplay.commands.lint", "Check the contract, cases and tool results."),
+    "record": ("fcreplay.commands.record", "Run the suite live and record cassettes."),
+    "replay": ("fcreplay.commands.replay", "Replay the suite from cassettes, offline."),
 }
 """name -> (module, one-line help); the help is here so `--help` imports no command."""
 

@@ -87,7 +87,7 @@ _URL_MARKERS: tuple[tuple[str, str], ...] = (
 
 def api_for_url(url: str) -> str | None:
     """Name the adapter whose wire format a request URL uses, or None for other APIs."""
-    path = url.split("?", 1)[0]
+    path = url.split("#", 1)[0].split("?", 1)[0]
     for marker, name in _URL_MARKERS:
         if path.endswith(marker) or (marker.startswith(":") and marker in path):
             return name
