@@ -52,17 +52,24 @@ def command(
     for line in summarize(result):
         click.echo(line)
     problems = result.problems
-    for record in problems[:20]:
-        error = record["transport_error"]
+    shown: set[str] = set()
+    for record in problems:
         drift = next((f for f in record["findings"] if f["code"] == "request_drift"), None)
-        message = drift["message"] if drift else error["message"]
-        click.echo(
-            f"  {record['target']}/{record['variant']}/{record['case_id']} "
-            f"#{record['attempt']}: {message}",
-            err=True,
-        )
-    if len(problems) > 20:
-        click.echo(f"  ... and {len(problems) - 20} more", err=True)
+        message = drift["message"] if drift else record["transport_error"]["message"]
+        unit = f"{record['target']}/{record['variant']}/{record['case_id']}"
+        if message in shown:
+            continue  # every attempt of a unit without a cassette says the same
+        shown.add(message)
+        if len(shown) > 20:
+            click.echo(f"  ... and more; see {result.log_path}", err=True)
+            break
+        click.echo(f"  {unit} #{record['attempt']}: {message}", err=True)
+        for change in (drift or {}).get("changes", [])[:8]:
+            click.echo(
+                f"      {change['path'] or '/'}: recorded {_show(change, 'before')}, "
+                f"now {_show(change, 'after')}",
+                err=True,
+            )
     return not problems
 
 
