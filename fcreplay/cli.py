@@ -17,10 +17,15 @@ from . import __version__
 from .errors import FcreplayError, InputError, SecretLeakError
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("fcreplay.commands.check", "CI check: replay, schema diff, golden diff."),
+    "golden": ("fcreplay.commands.golden", "Compare a run with the goldens, or update them."),
     "inspect": ("fcreplay.commands.inspect", "Show the normalized decisions in any cassette."),
     "lint": ("fcreplay.commands.lint", "Check the contract, cases and tool results."),
     "record": ("fcreplay.commands.record", "Run the suite live and record cassettes."),
+    "report": ("fcreplay.commands.report", "Metrics and error table of a run log."),
     "replay": ("fcreplay.commands.replay", "Replay the suite from cassettes, offline."),
+    "schema-diff": ("fcreplay.commands.schema_diff", "Diff sent tool schemas with the contract."),
+    "simulate": ("fcreplay.commands.simulate", "Serve the synthetic loopback provider simulator."),
 }
 """name -> (module, one-line help); the help is here so `--help` imports no command."""
 
