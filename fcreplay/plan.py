@@ -46,9 +46,13 @@ class Unit:
 
 
 def forced_tool(case: Case) -> str | None:
-    """The tool the forced variant forces: only cases expecting calls to one tool have one."""
-    tools = set(case.expect.tools)
-    return tools.pop() if case.expect.kind == "tool_call" and len(tools) == 1 else None
+    """The tool the forced variant forces; only cases expecting exactly one call have one.
+
+    Forcing measures how well arguments are filled once the tool is chosen, in
+    one turn; a case that needs several calls cannot be answered in one forced turn.
+    """
+    calls = case.expect.calls
+    return calls[0].tool if case.expect.kind == "tool_call" and len(calls) == 1 else None
 
 
 def plan_units(
