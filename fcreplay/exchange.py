@@ -133,3 +133,26 @@ class RequestView:
     parallel_tool_calls: bool | None
     """None when the request leaves the provider default."""
     stream: bool
+
+
+class TransportError(Exception):
+    """The request got no HTTP answer: connection refused, timeout, broken stream."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as recorded in an attempt."""
+        return {"type": self.kind, "message": str(self)}
+
+
+@dataclass(frozen=True)
+class HttpExchange:
+    """One HTTP round trip, as it is recorded (credentials are never part of it)."""
+
+    method: str
+    url: str
+    request_headers: dict[str, str]
+    request_body: dict[str, Any]
+    response: WireResponse

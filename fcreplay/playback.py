@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from .attempt import AttemptAborted, RequestDrift
@@ -21,10 +22,17 @@ from .cassette import (
     write_text_atomically,
 )
 from .errors import InputError
-from .exchange import WireRequest, WireResponse
+from .exchange import HttpExchange, TransportError, WireRequest, WireResponse
 from .redaction import refuse_leaks, scrub_headers, scrub_url
 from .structdiff import differences
-from .transport import HttpTransport, TransportError
+
+
+class Transport(Protocol):
+    """Sends one request and returns the round trip (HttpTransport, or an in-process fake)."""
+
+    def send(self, request: WireRequest) -> HttpExchange: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -93,7 +101,7 @@ class Tape:
 class LivePlayer:
     """Sends requests to the provider and keeps every HTTP round trip as a take."""
 
-    def __init__(self, transport: HttpTransport, attempt: int) -> None:
+    def __init__(self, transport: Transport, attempt: int) -> None:
         self._transport = transport
         self._attempt = attempt
         self.takes: list[Take] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +16,7 @@ from .cassette import CassetteMeta
 from .config import Target
 from .errors import InputError
 from .plan import Unit, plan_units
-from .playback import EpisodePlayer, LivePlayer, ReplayPlayer, Tape
+from .playback import EpisodePlayer, LivePlayer, ReplayPlayer, Tape, Transport
 from .progress import Progress
 from .redaction import refuse_leaks
 from .runlog import (
@@ -29,7 +29,6 @@ from .runlog import (
     run_log_path,
 )
 from .suite import Suite
-from .transport import HttpTransport
 
 Mode = Literal["record", "replay"]
 RecordMode = Literal["all", "once", "new_episodes"]
@@ -53,6 +52,9 @@ class RunOptions:
     """Where run logs go (default: the suite's `runs`)."""
     cassettes_dir: Path | None = None
     """Where cassettes are (default: the suite's `cassettes`)."""
+    transports: Mapping[str, Transport] | None = None
+    """Per target name, what sends its requests when recording (default: HTTP to the
+    target's base URL); lets benchmarks record from an in-process simulator."""
 
 
 @dataclass(frozen=True)
@@ -110,10 +112,11 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
             )
     secrets = _secrets(suite, units) if options.mode == "record" else []
     adapters = {u.target.adapter: get_adapter(u.target.adapter) for u in units}
-    transports: dict[str, HttpTransport] = {}
+    transports: dict[str, Transport] = dict(options.transports or {})
     if options.mode == "record":
         for target in {u.target.name: u.target for u in units}.values():
-            transports[target.name] = _transport(suite, target, adapters[target.adapter])
+            if target.name not in transports:
+                transports[target.name] = _transport(suite, target, adapters[target.adapter])
     todo = sum(1 for key in order if key not in done)
     progress = progress or Progress(todo)
     progress.total = todo
@@ -205,7 +208,9 @@ def _reads_tape(options: RunOptions, path: Path) -> bool:
     return options.record_mode != "all" or options.resume is not None
 
 
-def _transport(suite: Suite, target: Target, adapter: Adapter) -> HttpTransport:
+def _transport(suite: Suite, target: Target, adapter: Adapter) -> Transport:
+    from .transport import HttpTransport  # httpx is needed only when recording
+
     auth = None
     if target.api_key_env:
         key = os.environ.get(target.api_key_env)

@@ -3,36 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from .exchange import StreamEvent, WireRequest, WireResponse
+from .exchange import HttpExchange, StreamEvent, TransportError, WireRequest, WireResponse
 from .sse import SSEDecoder
-
-
-class TransportError(Exception):
-    """The request got no HTTP answer: connection refused, timeout, broken stream."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-    def to_json(self) -> dict[str, Any]:
-        """The error as recorded in an attempt."""
-        return {"type": self.kind, "message": str(self)}
-
-
-@dataclass(frozen=True)
-class HttpExchange:
-    """One HTTP round trip, as it is recorded (credentials are never part of it)."""
-
-    method: str
-    url: str
-    request_headers: dict[str, str]
-    request_body: dict[str, Any]
-    response: WireResponse
 
 
 class HttpTransport:
