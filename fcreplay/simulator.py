@@ -97,6 +97,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
@@ -245,8 +246,20 @@ class Script:
         """The case whose user message is `user_text` (both stripped), if any."""
         if user_text is None:
             return None
-        wanted = user_text.strip()
-        return next((case for case in self.cases if case.user.strip() == wanted), None)
+        return self._by_user.get(user_text.strip())
+
+    @cached_property
+    def _by_user(self) -> dict[str, ScriptCase]:
+        # First case wins, as a scan in file order would.
+        found: dict[str, ScriptCase] = {}
+        for case in self.cases:
+            found.setdefault(case.user.strip(), case)
+        return found
+
+    @cached_property
+    def case_scopes(self) -> dict[str, int]:
+        """Fault scope of each case: its position among the cases, plus one."""
+        return {case.id: index + 1 for index, case in enumerate(self.cases)}
 
 
 def load_script(path: str | Path) -> Script:
@@ -719,7 +732,7 @@ class Simulator:
     def _fault(self, api: str, view: RequestView, case: ScriptCase | None) -> Fault | None:
         scopes = [(0, self.script.faults)]
         if case is not None:
-            scopes.append((1 + self.script.cases.index(case), case.faults))
+            scopes.append((self.script.case_scopes[case.id], case.faults))
         with self._lock:
             for scope, faults in scopes:
                 for index, fault in enumerate(faults):

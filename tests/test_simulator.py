@@ -696,8 +696,7 @@ def test_bad_faults_are_named(fault: dict[str, Any], message: str) -> None:
 
 def test_simulate_command_prints_its_url_and_stops_cleanly_on_ctrl_c(suite_dir: Path) -> None:
     config = suite_dir / "fcreplay.toml"
-    text = config.read_text(encoding="utf-8")
-    config.write_text(f'simulator_script = "cases/delivery_simulator.json"\n{text}', "utf-8")
+    assert 'simulator_script = "cases/delivery_simulator.json"' in config.read_text("utf-8")
     command = [sys.executable, "-m", "fcreplay", "simulate", "--port", "0", "--config", str(config)]
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
@@ -724,7 +723,10 @@ def test_simulate_command_prints_its_url_and_stops_cleanly_on_ctrl_c(suite_dir: 
 def test_simulate_without_a_script_says_to_pass_one(
     suite_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = run(["simulate", "--config", str(suite_dir / "fcreplay.toml")])
+    config = suite_dir / "fcreplay.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('simulator_script = "cases/delivery_simulator.json"', ""))
+    code = run(["simulate", "--config", str(config), "--port", "0"])
     assert code == 2
     assert "--script" in capsys.readouterr().err
 
