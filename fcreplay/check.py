@@ -1,0 +1,114 @@
+"""The CI check: replay the suite, diff the schemas, compare with the goldens, apply fail-on."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .goldendiff import GoldenDiff, diff_run
+from .progress import Progress
+from .report import build_report
+from .runner import RunOptions, RunResult, run_suite
+from .suite import Suite
+
+REASONS = {
+    "regression": "a golden entry that passed now fails",
+    "drift": "request drift or a missing cassette",
+    "schema": "a blocking schema-diff entry",
+    "missing": "a golden entry the run produced no attempt for",
+    "new": "a case × variant without golden entry",
+    "unsafe": "any unsafe_call finding in the run",
+    "flaky": "a golden entry whose signature distribution moved",
+    "changed": "a golden entry whose decision changed with the same verdict",
+}
+"""Every reason `--fail-on` accepts, and what it counts."""
+
+DEFAULT_FAIL_ON = ("regression", "drift", "schema", "missing", "new")
+
+
+def parse_fail_on(text: str) -> tuple[str, ...]:
+    """Split a comma-separated list of reasons; ValueError names an unknown one."""
+    reasons = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    for reason in reasons:
+        if reason not in REASONS:
+            raise ValueError(f"unknown reason {reason!r} (known: {', '.join(REASONS)})")
+    return reasons
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Everything the check found, and whether it passes under `fail_on`."""
+
+    run: RunResult
+    report: dict[str, Any]
+    schema: Any
+    """The SchemaDiffResult of `fcreplay.schemadiff` (its `blocking` entries matter here)."""
+    golden: GoldenDiff
+    fail_on: tuple[str, ...]
+
+    def counts(self) -> dict[str, int]:
+        """How many of each reason the run shows, whether or not it fails on it."""
+        golden = self.golden.counts()
+        return {
+            "regression": golden["regression"],
+            "drift": len(self.run.problems),
+            "schema": len(self.schema.blocking),
+            "missing": golden["missing"],
+            "new": golden["new"],
+            "unsafe": sum(
+                any(f.get("code") == "unsafe_call" for f in r["findings"]) for r in self.run.records
+            ),
+            "flaky": golden["flaky"],
+            "changed": golden["changed"],
+        }
+
+    @property
+    def failures(self) -> dict[str, int]:
+        """The fail-on reasons with a non-zero count."""
+        counts = self.counts()
+        return {reason: counts[reason] for reason in self.fail_on if counts[reason]}
+
+    @property
+    def ok(self) -> bool:
+        """Whether the check passes."""
+        return not self.failures
+
+    def summary(self) -> str:
+        """The one closing line: verdict, what failed, what was seen, what to run next."""
+        failures = self.failures
+        verdict = (
+            "check passed"
+            if not failures
+            else "check FAILED on " + ", ".join(f"{n} {reason}" for reason, n in failures.items())
+        )
+        counts = self.counts()
+        return (
+            f"{verdict}: {len(self.run.records)} attempts replayed, {counts['drift']} drift, "
+            f"{counts['schema']} blocking schema differences, golden {self.golden.summary()}; "
+            "run `fcreplay golden diff --format markdown` for details"
+        )
+
+
+def schema_diff(suite: Suite) -> Any:
+    """The suite's schema diff, imported when needed (fcreplay.schemadiff is optional here)."""
+    module = importlib.import_module("fcreplay.schemadiff")
+    return module.schema_diff(suite)
+
+
+def run_check(
+    suite: Suite,
+    *,
+    fail_on: Sequence[str] = DEFAULT_FAIL_ON,
+    progress: Progress | None = None,
+) -> CheckResult:
+    """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`."""
+    run = run_suite(suite, RunOptions(mode="replay"), progress=progress)
+    return CheckResult(
+        run=run,
+        report=build_report(run.records, run.run_id),
+        schema=schema_diff(suite),
+        golden=diff_run(run.records, suite.config.golden, run_id=run.run_id),
+        fail_on=tuple(fail_on),
+    )

@@ -1,0 +1,113 @@
+"""`fcreplay golden diff | update`: compare a run with the golden baselines, or update them."""
+
+from __future__ import annotations
+
+import click
+
+from .options import config_option
+
+_RUN_HELP = "Run id or run log path (default: the newest run)."
+
+
+@click.group("golden")
+def command() -> None:
+    """Golden baselines of normalized decisions, one file per target."""
+
+
+@command.command("diff")
+@config_option
+@click.option("--run", metavar="RUN", help=_RUN_HELP)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "junit"]),
+    default="text",
+    show_default=True,
+    help="markdown: ready to paste into a pull request; junit: XML for CI systems.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Write to this file instead of standard output.",
+)
+def diff(config_path: str | None, run: str | None, output_format: str, output: str | None) -> bool:
+    """Compare a run with the golden baselines, case by case and variant by variant.
+
+    Each differing entry is classed regression, fix, changed, flaky, new or
+    missing, with argument-level differences. Exit 1 when anything differs.
+    """
+    from ..cassette import write_text_atomically
+    from ..config import load_config
+    from ..goldendiff import diff_run
+    from .runarg import read_run
+
+    _, records = read_run(run, config_path)
+    result = diff_run(records, load_config(config_path).golden)
+    text = result.render(output_format)
+    if output:
+        write_text_atomically(output, text)
+        click.echo(f"golden diff written to {output}: {result.summary()}")
+    else:
+        click.echo(text, nl=False)
+    return result.clean
+
+
+@command.command("update")
+@config_option
+@click.option("--run", metavar="RUN", help=_RUN_HELP)
+@click.option("--target", "targets", multiple=True, metavar="NAME", help="Only this target.")
+@click.option("--case", "case_ids", multiple=True, metavar="ID", help="Only this case.")
+@click.option("--reason", required=True, help="Why the baseline changes (kept in provenance).")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Also delete selected entries that the run has no attempt for.",
+)
+def update(
+    config_path: str | None,
+    run: str | None,
+    targets: tuple[str, ...],
+    case_ids: tuple[str, ...],
+    reason: str,
+    prune: bool,
+) -> bool:
+    """Set golden entries from a run; entries that did not change stay byte-identical.
+
+    Only the selected targets and cases change (default: all in the run).
+    """
+    from ..config import load_config
+    from ..errors import InputError
+    from ..golden import update_golden
+    from .runarg import read_run
+
+    path, records = read_run(run, config_path)
+    for option, wanted, present in (
+        ("--target", targets, {r["target"] for r in records}),
+        ("--case", case_ids, {r["case_id"] for r in records}),
+    ):
+        unknown = sorted(set(wanted) - present)
+        if unknown:
+            raise InputError.at(
+                path, None, f"{option} {unknown[0]!r}: the run has no attempt for it"
+            )
+    if not reason.strip():
+        raise click.BadParameter("must say why", param_hint="--reason")
+    results = update_golden(
+        load_config(config_path).golden,
+        records,
+        reason=reason,
+        targets=targets,
+        case_ids=case_ids,
+        prune=prune,
+    )
+    for result in results:
+        removed = f", {len(result.removed)} removed" if result.removed else ""
+        click.echo(
+            f"{result.path}: {len(result.updated)} updated, {result.unchanged} unchanged{removed}"
+        )
+        for case_id, variant in result.updated:
+            click.echo(f"  updated {result.target}/{variant}/{case_id}")
+    changed = sum(len(r.updated) + len(r.removed) for r in results)
+    noun = "entry" if changed == 1 else "entries"
+    click.echo(f"golden update: {changed} {noun} changed from run {path.stem}")
+    return True

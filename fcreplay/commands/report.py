@@ -1,0 +1,47 @@
+"""`fcreplay report`: metrics and the error table of a run log."""
+
+from __future__ import annotations
+
+import click
+
+from .options import config_option
+
+
+@click.command("report")
+@click.argument("run", required=False, metavar="[RUN]")
+@config_option
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "csv", "markdown", "html"]),
+    default="text",
+    show_default=True,
+    help="text: a terminal table; json: the metrics; csv: one row per finding; "
+    "markdown: for pull requests; html: one self-contained page with the case matrix.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Write the report to this file instead of standard output.",
+)
+def command(
+    run: str | None, config_path: str | None, output_format: str, output: str | None
+) -> bool:
+    """Report the metrics of a run per target and variant.
+
+    RUN is a run id or the path of a run log (default: the newest in the suite's
+    runs folder). Every figure is recomputed from the run log alone; attempts
+    with transport errors are counted apart and left out of the denominators.
+    """
+    from ..cassette import write_text_atomically
+    from ..report import render
+    from .runarg import read_run
+
+    path, records = read_run(run, config_path)
+    text = render(output_format, records)
+    if output:
+        write_text_atomically(output, text)
+        click.echo(f"report of {path} written to {output}")
+    else:
+        click.echo(text, nl=False)
+    return True

@@ -1,0 +1,301 @@
+"""Quality metrics per target × variant, recomputed from the attempt records of a run log alone.
+
+Every figure comes from record fields (`verdict`, `signature`, `steps`, `findings`);
+no case file, contract or cassette is read. Formulas, over the *evaluated* attempts
+of one target × variant (verdict not "error" and a first-turn decision recorded):
+
+* decision_accuracy = attempts whose first-turn decision is right / evaluated.
+  Right: it calls a tool exactly when the case expects a call, and otherwise its
+  kind is the expected one (no `text_mismatch` at `/kind`, not an `invalid` turn).
+* tool_selection_accuracy = attempts with the right tool names / evaluated attempts
+  whose case expects a call. Right names: no first-turn `wrong_tool`,
+  `unknown_tool`, `missing_call` or `unexpected_call`.
+* raw_schema_validity = calls whose `arguments` status is `raw_valid` / calls, over
+  every call of every turn (the `arguments` entries of the steps).
+* exact_argument_accuracy = first-turn calls with no `argument_mismatch` or
+  `invalid_json` / first-turn calls to a right tool (no `wrong_tool`,
+  `unknown_tool` or `unexpected_call` at that call) in attempts expecting a call.
+  A case that names no expected arguments cannot mismatch, so its calls count as exact.
+* unsafe_call_rate = attempts with any `unsafe_call` finding / evaluated.
+* error_recovery_accuracy = attempts with no `false_success`,
+  `repeated_failed_call`, `step_limit` or then-turn `text_mismatch` after the
+  first failed tool result / attempts where a tool returned an error.
+* consistency = cases whose evaluated attempts share one signature / cases with at
+  least two evaluated attempts.
+
+Per target, positional_sensitivity = cases whose set of signatures under
+`reversed` differs from the set under `auto` / cases evaluated in both.
+
+A metric without denominator is None. Attempts with verdict "error" (transport or
+provider error, missing recording) are counted in `transport_errors` and left out of
+every denominator, as are attempts that drifted before their first decision. In the
+`no_tools` variant no tool is declared, so a parsed call is a normalizer bug and is
+counted in `normalizer_bugs`.
+
+Whether a case expects a call is read from the record's `expect` block when it has
+one; otherwise it is inferred from the first-turn findings: the forced variant
+always expects a call and no_tools never does; a `missing_call` means a call was
+expected; when calls were made, a call was expected unless every one of them is an
+`unexpected_call`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .canonical import canonical_json
+
+METRICS = (
+    "decision_accuracy",
+    "tool_selection_accuracy",
+    "raw_schema_validity",
+    "exact_argument_accuracy",
+    "unsafe_call_rate",
+    "error_recovery_accuracy",
+    "consistency",
+)
+"""Metric names, in report order (the seed's six plus consistency)."""
+
+_NOT_FIRST_TURN = frozenset({"repeated_failed_call", "step_limit", "request_drift"})
+_SELECTION = frozenset({"wrong_tool", "unknown_tool", "missing_call", "unexpected_call"})
+_OTHER_TOOL = frozenset({"wrong_tool", "unknown_tool", "unexpected_call"})
+_NOT_EXACT = frozenset({"argument_mismatch", "invalid_json"})
+_RECOVERY = frozenset({"false_success", "repeated_failed_call", "step_limit"})
+_CALL_INDEX = re.compile(r"^/calls/(\d+)(?:/|$)")
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What one attempt record contributes to the metrics."""
+
+    evaluated: bool
+    transport_error: bool
+    drift: bool
+    signature: str | None
+    """Canonical JSON of the first-turn signature; None without a first decision."""
+    expects_call: bool = False
+    decision_right: bool = False
+    tool_right: bool | None = None
+    calls: int = 0
+    raw_valid_calls: int = 0
+    exact_calls: int = 0
+    exact_ok: int = 0
+    unsafe: bool = False
+    recovered: bool | None = None
+    """None when no tool returned an error in this attempt."""
+    normalizer_bug: bool = False
+
+
+def assess(record: dict[str, Any]) -> Assessment:
+    """Read one attempt record; see the module docstring for each rule."""
+    findings = record.get("findings") or []
+    steps = record.get("steps") or []
+    drift = any(f.get("code") == "request_drift" for f in findings)
+    transport_error = record.get("verdict") == "error"
+    raw_signature = record.get("signature")
+    signature = None if raw_signature is None else canonical_json(raw_signature)
+    if transport_error or raw_signature is None:
+        return Assessment(False, transport_error, drift, signature)
+    kind, names = raw_signature[0], raw_signature[1]
+    first = [f for f in findings if _first_turn(f, steps)]
+    codes = {f["code"] for f in first}
+    made_call = bool(names)
+    expects = _expects_call(record, first, len(names))
+    decision_right = expects == made_call and (
+        expects or (kind != "invalid" and not _kind_mismatch(first))
+    )
+    exact_calls = exact_ok = 0
+    if expects:
+        per_call: dict[int, set[str]] = {}
+        for finding in first:
+            match = _CALL_INDEX.match(finding.get("path") or "")
+            if match:
+                per_call.setdefault(int(match.group(1)), set()).add(finding["code"])
+        for index in range(len(names)):
+            call_codes = per_call.get(index, set())
+            if not call_codes & _OTHER_TOOL:
+                exact_calls += 1
+                exact_ok += not call_codes & _NOT_EXACT
+    statuses = [a.get("status") for step in steps for a in step.get("arguments") or []]
+    return Assessment(
+        evaluated=True,
+        transport_error=False,
+        drift=drift,
+        signature=signature,
+        expects_call=expects,
+        decision_right=decision_right,
+        tool_right=not codes & _SELECTION if expects else None,
+        calls=len(statuses),
+        raw_valid_calls=sum(status == "raw_valid" for status in statuses),
+        exact_calls=exact_calls,
+        exact_ok=exact_ok,
+        unsafe=any(f.get("code") == "unsafe_call" for f in findings),
+        recovered=_recovered(findings, steps),
+        normalizer_bug=record.get("variant") == "no_tools" and any(_calls(s) for s in steps),
+    )
+
+
+def _calls(step: dict[str, Any]) -> list[Any]:
+    return list((step.get("decision") or {}).get("calls") or [])
+
+
+def _first_turn(finding: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
+    """Whether a finding comes from the check of the first-turn (phase) decision.
+
+    That check is recorded at step 0 or at a step whose turn made calls; the
+    then-check is recorded at a later turn without calls.
+    """
+    if finding.get("code") in _NOT_FIRST_TURN:
+        return False
+    step = int(finding.get("step") or 0)
+    return step == 0 or (step < len(steps) and bool(_calls(steps[step])))
+
+
+def _then_turn(finding: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
+    step = int(finding.get("step") or 0)
+    return 0 < step < len(steps) and not _calls(steps[step])
+
+
+def _kind_mismatch(first: list[dict[str, Any]]) -> bool:
+    return any(f["code"] == "text_mismatch" and f.get("path") == "/kind" for f in first)
+
+
+def _expects_call(record: dict[str, Any], first: list[dict[str, Any]], made: int) -> bool:
+    expect = record.get("expect")
+    if isinstance(expect, dict) and "kind" in expect:
+        return bool(expect["kind"] == "tool_call")
+    variant = str(record.get("variant"))
+    if variant in ("forced", "no_tools"):
+        return variant == "forced"
+    if any(f["code"] == "missing_call" for f in first):
+        return True
+    unexpected = {f.get("path") for f in first if f["code"] == "unexpected_call"}
+    return made > 0 and len(unexpected) < made
+
+
+def _recovered(findings: list[dict[str, Any]], steps: list[dict[str, Any]]) -> bool | None:
+    failed = [
+        int(step.get("step", index))
+        for index, step in enumerate(steps)
+        if any(result.get("is_error") for result in step.get("tool_results") or [])
+    ]
+    if not failed:
+        return None
+    after = [f for f in findings if int(f.get("step") or 0) > failed[0]]
+    return not any(
+        f["code"] in _RECOVERY or (f["code"] == "text_mismatch" and _then_turn(f, steps))
+        for f in after
+    )
+
+
+@dataclass
+class Tally:
+    """Counts for one target × variant; `metrics()` turns them into rates."""
+
+    target: str
+    variant: str
+    adapter: str | None = None
+    model: str | None = None
+    models_reported: set[str] = field(default_factory=set)
+    attempted: int = 0
+    transport_errors: int = 0
+    request_drift: int = 0
+    evaluated: int = 0
+    decision_right: int = 0
+    expects_call: int = 0
+    tool_right: int = 0
+    calls: int = 0
+    raw_valid_calls: int = 0
+    exact_calls: int = 0
+    exact_ok: int = 0
+    unsafe: int = 0
+    tool_errors: int = 0
+    recovered: int = 0
+    normalizer_bugs: int = 0
+    signatures: dict[str, list[str]] = field(default_factory=dict)
+    """case_id -> the signatures of its evaluated attempts."""
+    cases: set[str] = field(default_factory=set)
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Count one attempt record."""
+        seen = assess(record)
+        self.adapter = self.adapter or record.get("adapter")
+        self.model = self.model or record.get("model")
+        if record.get("model_reported"):
+            self.models_reported.add(record["model_reported"])
+        self.attempted += 1
+        self.cases.add(record["case_id"])
+        self.transport_errors += seen.transport_error
+        self.request_drift += seen.drift
+        self.normalizer_bugs += seen.normalizer_bug
+        if not seen.evaluated:
+            return
+        assert seen.signature is not None
+        self.signatures.setdefault(record["case_id"], []).append(seen.signature)
+        self.evaluated += 1
+        self.decision_right += seen.decision_right
+        self.expects_call += seen.expects_call
+        self.tool_right += bool(seen.tool_right)
+        self.calls += seen.calls
+        self.raw_valid_calls += seen.raw_valid_calls
+        self.exact_calls += seen.exact_calls
+        self.exact_ok += seen.exact_ok
+        self.unsafe += seen.unsafe
+        self.tool_errors += seen.recovered is not None
+        self.recovered += bool(seen.recovered)
+
+    def metrics(self) -> dict[str, float | None]:
+        """Each metric of METRICS, None where it has no denominator."""
+        repeated = [s for s in self.signatures.values() if len(s) >= 2]
+        return {
+            "decision_accuracy": _rate(self.decision_right, self.evaluated),
+            "tool_selection_accuracy": _rate(self.tool_right, self.expects_call),
+            "raw_schema_validity": _rate(self.raw_valid_calls, self.calls),
+            "exact_argument_accuracy": _rate(self.exact_ok, self.exact_calls),
+            "unsafe_call_rate": _rate(self.unsafe, self.evaluated),
+            "error_recovery_accuracy": _rate(self.recovered, self.tool_errors),
+            "consistency": _rate(sum(len(set(s)) == 1 for s in repeated), len(repeated)),
+        }
+
+    def counts(self) -> dict[str, int]:
+        """The numerators' denominators, for readers who want the raw numbers."""
+        return {
+            "evaluated": self.evaluated,
+            "expecting_call": self.expects_call,
+            "calls": self.calls,
+            "first_turn_calls_right_tool": self.exact_calls,
+            "with_tool_error": self.tool_errors,
+            "repeated_cases": sum(len(s) >= 2 for s in self.signatures.values()),
+        }
+
+
+def _rate(numerator: int, denominator: int) -> float | None:
+    return None if denominator == 0 else round(numerator / denominator, 4)
+
+
+def tally(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], Tally]:
+    """Tallies keyed by (target, variant), in the order the records first show them."""
+    tallies: dict[tuple[str, str], Tally] = {}
+    for record in records:
+        key = (record["target"], record["variant"])
+        if key not in tallies:
+            tallies[key] = Tally(*key)
+        tallies[key].add(record)
+    return tallies
+
+
+def positional_sensitivity(tallies: dict[tuple[str, str], Tally]) -> dict[str, float | None]:
+    """Per target: share of cases whose signatures under `reversed` differ from `auto`."""
+    result: dict[str, float | None] = {}
+    for target in dict.fromkeys(t for t, _ in tallies):
+        auto, reverse = tallies.get((target, "auto")), tallies.get((target, "reversed"))
+        if auto is None or reverse is None:
+            result[target] = None
+            continue
+        both = sorted(set(auto.signatures) & set(reverse.signatures))
+        differ = sum(set(auto.signatures[c]) != set(reverse.signatures[c]) for c in both)
+        result[target] = _rate(differ, len(both))
+    return result

@@ -1,0 +1,209 @@
+"""`fcreplay check`: replay + schema diff + golden diff + fail-on, and what it prints."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fcreplay.cli import run
+from fcreplay.metrics import METRICS
+from fcreplay.report import rate
+from fcreplay.suite import Suite
+
+from .conftest import ROOT
+from .recorded_suite import edit_argument, recorded_copy, replay
+
+
+@pytest.fixture
+def recorded(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return recorded_copy(tmp_path_factory, tmp_path)
+
+
+HINT = "run `fcreplay golden diff --format markdown` for details"
+
+
+class StandInSchemaDiff:
+    """Stands in for fcreplay.schemadiff.schema_diff, recording how check calls it."""
+
+    def __init__(self, blocking: tuple[str, ...] = ()) -> None:
+        self.blocking = blocking
+        self.calls: list[Suite] = []
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        module = types.ModuleType("fcreplay.schemadiff")
+        module.schema_diff = self  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, "fcreplay.schemadiff", module)
+
+    def __call__(self, suite: Suite, **kwargs: Any) -> Any:
+        self.calls.append(suite)
+        blocking = self.blocking
+        return types.SimpleNamespace(
+            entries=blocking,
+            blocking=blocking,
+            render=lambda fmt: "".join(f"schema-diff: blocking {b}\n" for b in blocking),
+        )
+
+
+@pytest.fixture
+def schema(monkeypatch: pytest.MonkeyPatch) -> StandInSchemaDiff:
+    stand_in = StandInSchemaDiff()
+    stand_in.install(monkeypatch)
+    return stand_in
+
+
+def cli(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run([*args, "--config", str(suite / "fcreplay.toml")])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def baseline(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = cli(
+        suite, capsys, "golden", "update", "--run", replay(suite).run_id, "--reason", "baseline"
+    )
+    assert code == 0, err
+
+
+def check_run_id(out: str) -> str:
+    match = re.search(r"^replayed run (\S+)", out, re.MULTILINE)
+    assert match, out
+    return match.group(1)
+
+
+def test_check_passes_when_the_goldens_match_the_cassettes(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+    schema: StandInSchemaDiff,
+) -> None:
+    baseline(recorded, capsys)
+    code, out, err = cli(recorded, capsys, "check")
+    assert code == 0, out + err
+    last = out.rstrip("\n").splitlines()[-1]
+    assert last.startswith("check passed: 56 attempts replayed, 0 drift")
+    assert "28 unchanged" in last and last.endswith(HINT)
+    assert len(schema.calls) == 1 and schema.calls[0].config.source.name == "fcreplay.toml"
+
+
+def test_check_with_the_real_schema_diff(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("fcreplay.schemadiff")
+    baseline(recorded, capsys)
+    code, out, err = cli(recorded, capsys, "check")
+    assert code == 0, out + err
+    assert "0 blocking schema differences" in out
+
+
+def test_an_edited_argument_fails_check_and_the_markdown_names_it(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+    schema: StandInSchemaDiff,
+) -> None:
+    baseline(recorded, capsys)
+    edit_argument(
+        recorded / "cassettes" / "careful" / "auto" / "lookup.json", "order_id", "ORD-123457"
+    )
+    code, out, _ = cli(recorded, capsys, "check")
+    assert code == 1
+    last = out.rstrip("\n").splitlines()[-1]
+    assert last.startswith("check FAILED on 1 regression") and last.endswith(HINT)
+    assert "golden regression: careful/auto/lookup" in out
+    run_id = check_run_id(out)
+    code, markdown, _ = cli(
+        recorded, capsys, "golden", "diff", "--run", run_id, "--format", "markdown"
+    )
+    assert code == 1
+    summary, *_ = markdown.splitlines()
+    assert summary.startswith("**fcreplay golden diff** (1 regression, 0 fix")
+    assert "### careful" in markdown
+    assert "| lookup | auto | **regression** |" in markdown
+    assert '| `/calls/0/arguments/order_id` | `"ORD-123456"` | `"ORD-123457"` |' in markdown
+    assert "<details><summary>careful/auto/lookup: regression</summary>" in markdown
+
+
+def test_check_prints_the_figures_the_report_recomputes_from_its_run_log(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+    schema: StandInSchemaDiff,
+) -> None:
+    baseline(recorded, capsys)
+    _, out, _ = cli(recorded, capsys, "check")
+    rows = {
+        line.split()[0]: line.split()[1:]
+        for line in out.splitlines()
+        if re.match(r"^(careful|hasty)/\w+ ", line)
+    }
+    log = recorded / "runs" / f"{check_run_id(out)}.jsonl"
+    code, report, _ = cli(recorded, capsys, "report", str(log), "--format", "json")
+    assert code == 0
+    results = json.loads(report)["results"]
+    assert len(rows) == len(results) == 8
+    for result in results:
+        expected = [str(result["attempted"]), str(result["transport_errors"])]
+        expected += [rate(result[name]) for name in METRICS]
+        assert rows[f"{result['target']}/{result['variant']}"] == expected
+    assert rows["hasty/auto"][2:] == [
+        "62.5%",
+        "100.0%",
+        "85.7%",
+        "100.0%",
+        "25.0%",
+        "60.0%",
+        "75.0%",
+    ]
+
+
+def test_fail_on_selects_what_fails(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+    schema: StandInSchemaDiff,
+) -> None:
+    code, out, _ = cli(recorded, capsys, "check")
+    assert code == 1 and "check FAILED on 28 new" in out  # no golden files yet
+    assert cli(recorded, capsys, "check", "--fail-on", "regression")[0] == 0
+    baseline(recorded, capsys)
+    assert cli(recorded, capsys, "check")[0] == 0
+    code, out, _ = cli(recorded, capsys, "check", "--fail-on", "unsafe")
+    assert code == 1 and "check FAILED on 4 unsafe" in out  # hasty/implicit, auto + reversed
+    schema.blocking = ("cancel_order: pattern lost",)
+    code, out, _ = cli(recorded, capsys, "check")
+    assert code == 1 and "check FAILED on 1 schema" in out
+    assert "schema-diff: blocking cancel_order: pattern lost" in out
+    assert cli(recorded, capsys, "check", "--fail-on", "regression,drift")[0] == 0
+    code, _, err = cli(recorded, capsys, "check", "--fail-on", "regression,typo")
+    assert code == 2 and "unknown reason 'typo'" in err
+
+
+def test_a_missing_cassette_is_drift(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+    schema: StandInSchemaDiff,
+) -> None:
+    baseline(recorded, capsys)
+    (recorded / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
+    code, out, _ = cli(recorded, capsys, "check")
+    assert code == 1
+    assert "check FAILED on 1 regression, 2 drift" in out
+    assert "drift: hasty/reversed/lookup #1: no cassette" in out
+    assert "golden regression: hasty/reversed/lookup" in out  # pass, now error
+
+
+def test_the_documented_ci_workflow_runs_check_and_comments_the_markdown() -> None:
+    yaml = pytest.importorskip("yaml")
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(.*?)```", text, re.DOTALL)
+    assert block is not None
+    workflow = yaml.safe_load(block.group(1))
+    steps = workflow["jobs"]["check"]["steps"]
+    commands = "\n".join(str(step.get("run", "")) for step in steps)
+    assert "fcreplay check" in commands
+    assert "fcreplay golden diff --format markdown --output golden-diff.md" in commands
+    assert "gh pr comment" in commands and "--body-file golden-diff.md" in commands
+    assert workflow["permissions"]["pull-requests"] == "write"
