@@ -215,6 +215,7 @@ def run_attempt(
         "contract_hash": suite.contract.contract_hash,
         "cases_version": suite.cases_version,
         "fcreplay_version": __version__,
+        "expect": {"kind": expectation.kind, "tools": list(expectation.tools)},
         "verdict": verdict,
         "signature": list(signature(first)) if first else None,
         "steps": turns.steps,

@@ -32,11 +32,8 @@ every denominator, as are attempts that drifted before their first decision. In 
 `no_tools` variant no tool is declared, so a parsed call is a normalizer bug and is
 counted in `normalizer_bugs`.
 
-Whether a case expects a call is read from the record's `expect` block when it has
-one; otherwise it is inferred from the first-turn findings: the forced variant
-always expects a call and no_tools never does; a `missing_call` means a call was
-expected; when calls were made, a call was expected unless every one of them is an
-`unexpected_call`.
+Whether a case expects a call is read from the record's `expect` block (the
+expectation the first turn was checked against in its variant).
 """
 
 from __future__ import annotations
@@ -103,7 +100,7 @@ def assess(record: dict[str, Any]) -> Assessment:
     first = [f for f in findings if _first_turn(f, steps)]
     codes = {f["code"] for f in first}
     made_call = bool(names)
-    expects = _expects_call(record, first, len(names))
+    expects = record["expect"]["kind"] == "tool_call"
     decision_right = expects == made_call and (
         expects or (kind != "invalid" and not _kind_mismatch(first))
     )
@@ -161,19 +158,6 @@ def _then_turn(finding: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
 
 def _kind_mismatch(first: list[dict[str, Any]]) -> bool:
     return any(f["code"] == "text_mismatch" and f.get("path") == "/kind" for f in first)
-
-
-def _expects_call(record: dict[str, Any], first: list[dict[str, Any]], made: int) -> bool:
-    expect = record.get("expect")
-    if isinstance(expect, dict) and "kind" in expect:
-        return bool(expect["kind"] == "tool_call")
-    variant = str(record.get("variant"))
-    if variant in ("forced", "no_tools"):
-        return variant == "forced"
-    if any(f["code"] == "missing_call" for f in first):
-        return True
-    unexpected = {f.get("path") for f in first if f["code"] == "unexpected_call"}
-    return made > 0 and len(unexpected) < made
 
 
 def _recovered(findings: list[dict[str, Any]], steps: list[dict[str, Any]]) -> bool | None:

@@ -21,7 +21,8 @@ AttemptKey = tuple[str, str, str, int]
 
 def new_run_id(mode: str) -> str:
     """A sortable, unique run id: UTC time, the mode, and a random suffix."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    now = datetime.now(UTC)
+    stamp = now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}"
     return f"{stamp}Z-{mode}-{secrets.token_hex(3)}"
 
 

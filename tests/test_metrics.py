@@ -57,6 +57,7 @@ def record(
     target: str = "t",
     verdict: str | None = None,
     signature: list[Any] | None = None,
+    expects_call: bool = True,
 ) -> dict[str, Any]:
     findings = list(findings)
     first = steps[0]["decision"] if steps else None
@@ -71,6 +72,7 @@ def record(
         "variant": variant,
         "case_id": case,
         "attempt": attempt,
+        "expect": {"kind": "tool_call" if expects_call else "text", "tools": []},
         "verdict": verdict or ("fail" if findings else "pass"),
         "signature": signature,
         "steps": steps,
@@ -94,6 +96,7 @@ def test_a_call_where_the_case_expects_text_is_a_wrong_decision() -> None:
         record(
             [step(0, [call("cancel_order")])],
             [finding("unexpected_call", "/calls/0"), finding("unsafe_call", "/calls/0/name")],
+            expects_call=False,
         )
     )
     assert not seen.expects_call and not seen.decision_right and seen.tool_right is None
@@ -106,9 +109,13 @@ def test_text_where_a_call_is_expected_is_a_wrong_decision_and_selection() -> No
 
 
 def test_a_refusal_where_text_is_expected_is_a_wrong_kind() -> None:
-    seen = assess(record([step(0, text="no")], [finding("text_mismatch", "/kind")]))
+    seen = assess(
+        record([step(0, text="no")], [finding("text_mismatch", "/kind")], expects_call=False)
+    )
     assert not seen.expects_call and not seen.decision_right
-    wording = assess(record([step(0, text="no")], [finding("text_mismatch", "/text")]))
+    wording = assess(
+        record([step(0, text="no")], [finding("text_mismatch", "/text")], expects_call=False)
+    )
     assert wording.decision_right
 
 
@@ -218,6 +225,7 @@ def test_forced_is_its_own_entry_and_a_call_in_no_tools_is_a_normalizer_bug() ->
             [step(0, [call("get_order", order_id="x")])],
             [finding("unexpected_call", "/calls/0")],
             variant="no_tools",
+            expects_call=False,
         ),
     ]
     tallies = tally(records)
