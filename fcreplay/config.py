@@ -63,6 +63,8 @@ class SuiteConfig:
     max_retries: int = 3
     simulator_script: Path | None = None
     """Script `fcreplay simulate` serves by default (the bundled loopback simulator)."""
+    schema_diff_allow: tuple[str, ...] = ()
+    """Schema-diff classes that do not fail `fcreplay schema-diff` (e.g. constraint_lost)."""
     targets: tuple[Target, ...] = ()
 
     def target(self, name: str) -> Target:
@@ -133,6 +135,14 @@ def _variants(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _schema_diff_classes(value: Any) -> tuple[str, ...]:
+    from .schemadiff import ALLOWABLE
+
+    if not isinstance(value, list) or any(v not in ALLOWABLE for v in value):
+        raise ValueError(f"must be a list drawn from {', '.join(ALLOWABLE)}")
+    return tuple(value)
+
+
 def _adapter(value: Any) -> str:
     if value not in ADAPTERS:
         raise ValueError(f"must be one of {', '.join(ADAPTERS)}")
@@ -179,6 +189,7 @@ _SUITE_FIELDS: dict[str, Check] = {
     "request_timeout": _seconds,
     "max_retries": _count,
     "simulator_script": _path,
+    "schema_diff_allow": _schema_diff_classes,
 }
 _TARGET_FIELDS: dict[str, Check] = {
     "name": _target_name,

@@ -42,7 +42,15 @@ def differences(before: Any, after: Any) -> list[Difference]:
     from deepdiff import DeepDiff
     from deepdiff.helper import notpresent
 
-    tree = DeepDiff(before, after, view="tree", ignore_numeric_type_changes=True)
+    # threshold_to_diff_deeper=0: always descend, so every difference is a leaf, even
+    # where most keys of a dict changed (deepdiff would report the whole dict).
+    tree = DeepDiff(
+        before,
+        after,
+        view="tree",
+        ignore_numeric_type_changes=True,
+        threshold_to_diff_deeper=0,
+    )
     found: list[Difference] = []
     for levels in tree.values():
         for level in levels:

@@ -10,11 +10,18 @@ from .options import config_option
 @click.command("lint")
 @config_option
 def command(config_path: str | None) -> bool:
-    """Check the contract, prompt, cases and tool results of a suite.
+    """Check the contract, prompt, cases and tool results of a suite, and whether
+    each configured target's provider accepts the contract.
 
-    Every problem is printed as FILE:LINE: message. Exit 0 when the suite is
-    usable, 2 when something must be fixed first.
+    Input problems are printed as FILE:LINE: message; exit 2 when a file is
+    unusable. Provider compatibility is checked per target (adapter and strict
+    flag): tool-name rules, tool-count limits, the strict-mode subsets of OpenAI
+    and Anthropic, Gemini's schema subsets. Each issue cites its provider rule.
+    An error means the provider would reject the request: exit 1. Warnings (a
+    keyword the provider may ignore, a constraint the adapter's transform moves
+    or drops, a setting it cannot send) and notes never fail lint.
     """
+    from ..compat import check_suite
     from ..suite import load_suite
 
     suite = load_suite(config_path)
@@ -34,5 +41,35 @@ def command(config_path: str | None) -> bool:
     )
     if suite.executor is not None:
         click.echo(f"results   {suite.config.tool_results}: {rules} rules")
-    click.echo("lint: no problems")
+    issues = check_suite(suite)
+    for target in suite.config.targets:
+        mine = [issue for issue in issues if issue.target == target.name]
+        counts = ", ".join(
+            _count(sum(1 for i in mine if i.level == level), level)
+            for level in ("error", "warning", "note")
+        )
+        strict = "strict" if target.strict else "not strict"
+        click.echo(f"provider  {target.name} ({target.adapter}, {strict}): {counts}")
+        for issue in mine:
+            click.echo(
+                f"  {issue.level:<7}  {issue.pointer or '(request)'}: {issue.message}\n"
+                f"           rule: {issue.rule}"
+            )
+    if not suite.config.targets:
+        click.echo("provider  no targets configured: provider compatibility not checked")
+    errors = sum(1 for issue in issues if issue.level == "error")
+    warnings = sum(1 for issue in issues if issue.level == "warning")
+    if errors:
+        click.echo(
+            f"lint: {_count(errors, 'provider-compatibility error')} (the provider would "
+            f"reject the request), {_count(warnings, 'warning')}"
+        )
+        return False
+    click.echo(
+        "lint: no problems" + (f"; {_count(warnings, 'provider warning')}" if warnings else "")
+    )
     return True
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

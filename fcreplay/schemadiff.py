@@ -1,0 +1,547 @@
+"""Schema diff: the tool declarations recorded requests sent, against the canonical contract.
+
+Every recorded request is read back with its adapter (`sent_tools`, `read_request`)
+and compared with what its unit should have sent (`plan.unit_tools`,
+`plan.unit_settings`). Each difference gets one class:
+
+- `lossless`, `constraint_lost`, `semantic_change`, `description_changed`: a
+  declared tool's description and schema, keyword by keyword
+  (`fcreplay.schemadrift` has the rules);
+- `tool_missing`, `tool_extra`, `order_changed`: the declared tools against the
+  list (and order) the variant sends;
+- `tool_choice_mismatch`, `parallel_mismatch`: the request's tool choice and
+  parallel policy against the unit's settings for that step. A policy the wire
+  format cannot carry (Gemini has no parallel toggle) is not a mismatch when the
+  request leaves it out; `fcreplay lint` reports the limitation.
+
+An entry is `documented` when the adapter's own `wire_schema` transform makes
+the same change (Anthropic's strict transform moves constraints into the
+description, for instance); that explains a difference but does not excuse it.
+
+Requests repeat the same declaration thousands of times, so each request costs
+one fingerprint and one dictionary lookup; each distinct declaration is diffed
+once (through `structdiff`, the only deepdiff user) and its differences counted.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .adapters import Adapter, get_adapter
+from .canonical import canonical_json
+from .cassette import Cassette, UnreadableInteraction, load_cassette
+from .contract import ToolSpec
+from .exchange import Message, RequestSettings, ToolChoice
+from .jsonsource import pointer
+from .plan import Unit, plan_units, unit_settings, unit_tools
+from .schemadrift import CLASSES, Drift, drift_key, show_value, tool_drifts
+from .structdiff import MISSING
+from .suite import Suite
+
+ALLOWABLE = CLASSES[1:]
+"""Classes `--allow` and `schema_diff_allow` accept; lossless never blocks anyway."""
+FORMATS = ("text", "json", "markdown")
+
+# --- results ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SchemaDiffEntry:
+    """One folded line: identical drifts of one target across requests."""
+
+    target: str
+    tool: str | None
+    pointer: str
+    kind: str
+    contract: Any
+    sent: Any
+    count: int
+    """How many requests carried this difference."""
+    example: str
+    """One cassette that holds such a request."""
+    documented: bool
+    status: str
+    """"lossless", "allowed" or "blocking"."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as JSON; a missing value is null plus a `*_missing` flag."""
+        return {
+            "target": self.target,
+            "tool": self.tool,
+            "pointer": self.pointer,
+            "class": self.kind,
+            "status": self.status,
+            "contract": None if self.contract is MISSING else self.contract,
+            "sent": None if self.sent is MISSING else self.sent,
+            **({"contract_missing": True} if self.contract is MISSING else {}),
+            **({"sent_missing": True} if self.sent is MISSING else {}),
+            "count": self.count,
+            "example": self.example,
+            "documented": self.documented,
+        }
+
+
+@dataclass(frozen=True)
+class SchemaDiffResult:
+    """What `schema_diff` found; `blocking` entries make `fcreplay schema-diff` exit 1."""
+
+    entries: tuple[SchemaDiffEntry, ...]
+    requests: int
+    """Recorded requests read and compared."""
+    blocking: tuple[SchemaDiffEntry, ...]
+    """Entries whose class is neither lossless nor allowed."""
+    allowed: tuple[str, ...] = ()
+    """Classes allowed by the caller and the suite's `schema_diff_allow`."""
+    cassettes: int = 0
+    declarations: int = 0
+    """Distinct tool declarations (per adapter and strict flag) actually diffed."""
+    missing: tuple[str, ...] = ()
+    """Planned cassettes not on disk (replay reports them as failures)."""
+    skipped: tuple[str, ...] = ()
+    """Interactions or cassettes that could not be compared, and why."""
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing blocks."""
+        return not self.blocking
+
+    def to_json(self) -> dict[str, Any]:
+        """A stable JSON object: counts, then every entry in report order."""
+        return {
+            "schema_diff": 1,
+            "ok": self.ok,
+            "requests": self.requests,
+            "cassettes": self.cassettes,
+            "declarations": self.declarations,
+            "allowed": list(self.allowed),
+            "blocking": len(self.blocking),
+            "entries": [entry.to_json() for entry in self.entries],
+            "missing_cassettes": list(self.missing),
+            "skipped": list(self.skipped),
+        }
+
+    def render(self, fmt: str) -> str:
+        """The result as "text", "json" or "markdown", ending with a newline."""
+        if fmt == "json":
+            return json.dumps(self.to_json(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        if fmt == "markdown":
+            return _markdown(self) + "\n"
+        if fmt == "text":
+            return _text(self) + "\n"
+        raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+
+
+# --- the API `fcreplay check` calls ------------------------------------------------------
+
+
+def schema_diff(
+    suite: Suite,
+    *,
+    targets: Sequence[str] = (),
+    cassettes: Path | None = None,
+    allow: Iterable[str] = (),
+    loaded: Iterable[Cassette] | None = None,
+) -> SchemaDiffResult:
+    """Diff every recorded request of the planned units against the contract.
+
+    Reads `cassettes` (default: the suite's folder), or the already-loaded
+    `loaded` cassettes (matched to units by their fcreplay block). `allow` adds
+    to the suite's `schema_diff_allow`. Raises InputError for an unknown target
+    or an unreadable cassette file, ValueError for an unknown class in `allow`.
+    """
+    differ = SchemaDiffer(suite, allow=allow)
+    units = plan_units(suite, targets=targets)
+    if loaded is not None:
+        by_key = {(u.target.name, u.variant, u.case.id): u for u in units}
+        for cassette in loaded:
+            meta = cassette.meta
+            unit = by_key.get((meta.target, meta.variant, meta.case_id)) if meta else None
+            if unit is None:
+                differ.skip(f"{cassette.path}: not the cassette of a planned target/variant/case")
+            else:
+                differ.add(cassette, unit)
+        return differ.result()
+    folder = cassettes or suite.config.cassettes
+    for unit in units:
+        path = unit.cassette_path(folder)
+        if path.is_file():
+            differ.add(load_cassette(path), unit)
+        else:
+            differ.missing.append(str(path))
+    return differ.result()
+
+
+def allowed_classes(allow: Iterable[str], suite: Suite) -> tuple[str, ...]:
+    """The union of `allow` and the suite's `schema_diff_allow`, in CLASSES order."""
+    chosen = set(allow) | set(suite.config.schema_diff_allow)
+    unknown = sorted(chosen - set(ALLOWABLE) - {"lossless"})
+    if unknown:
+        raise ValueError(f"unknown class {unknown[0]!r} (known: {', '.join(ALLOWABLE)})")
+    return tuple(kind for kind in ALLOWABLE if kind in chosen)
+
+
+@dataclass(frozen=True)
+class _Expected:
+    """What one step of one unit should send, as far as schema diff looks."""
+
+    target: str
+    adapter: str
+    strict: bool
+    tools: tuple[str, ...]
+    choice: ToolChoice
+    parallel: bool | None
+
+
+@dataclass
+class _Seen:
+    """The first request of one fingerprint, and how often it recurred."""
+
+    body: dict[str, Any]
+    uri: str
+    example: str
+    count: int = 1
+
+
+class SchemaDiffer:
+    """Collects recorded requests cassette by cassette; `result()` diffs and folds them."""
+
+    def __init__(self, suite: Suite, *, allow: Iterable[str] = ()) -> None:
+        self.suite = suite
+        self.allowed = allowed_classes(allow, suite)
+        self.missing: list[str] = []
+        """Planned cassettes not found on disk."""
+        self._skipped: list[str] = []
+        self._seen: dict[tuple[_Expected, bytes], _Seen] = {}
+        self._expected: dict[tuple[str, str, bool], _Expected] = {}
+        self._reducible: dict[str, bool] = {}
+        self._conversation: dict[str, frozenset[str]] = {}
+        self._requests = 0
+        self._cassettes = 0
+
+    def skip(self, reason: str) -> None:
+        """Note something that could not be compared."""
+        self._skipped.append(reason)
+
+    def add(self, cassette: Cassette, unit: Unit) -> None:
+        """Count every request of `cassette`, recorded for `unit`."""
+        self._cassettes += 1
+        name = cassette.meta.adapter if cassette.meta else unit.target.adapter
+        try:
+            adapter = get_adapter(name)
+        except ValueError:
+            name, adapter = unit.target.adapter, get_adapter(unit.target.adapter)
+        example = str(cassette.path)
+        for index, interaction in enumerate(cassette.interactions):
+            if isinstance(interaction, UnreadableInteraction):
+                self.skip(f"{example}: interaction {index + 1}: {interaction.reason}")
+                continue
+            body, uri = interaction.request.body, interaction.request.uri
+            if not isinstance(body, dict):
+                self.skip(f"{example}: interaction {index + 1}: request body is not a JSON object")
+                continue
+            step = (interaction.label or {}).get("step")
+            if not isinstance(step, int):
+                step = adapter.read_request(body, uri).tool_result_turns
+            expected = self._expectation(unit, name, step)
+            key = (expected, self._fingerprint(adapter, name, body, uri))
+            seen = self._seen.get(key)
+            if seen is None:
+                self._seen[key] = _Seen(body, uri, example)
+            else:
+                seen.count += 1
+            self._requests += 1
+
+    def _expectation(self, unit: Unit, adapter: str, step: int) -> _Expected:
+        # Only the first step differs (a case's tool_choice is for its first turn).
+        cache_key = (unit.label, adapter, step > 0)
+        expected = self._expected.get(cache_key)
+        if expected is None:
+            settings = unit_settings(self.suite, unit, step)
+            expected = _Expected(
+                target=unit.target.name,
+                adapter=adapter,
+                strict=settings.strict,
+                tools=tuple(tool.name for tool in unit_tools(self.suite, unit)),
+                choice=settings.tool_choice,
+                parallel=settings.parallel_tool_calls,
+            )
+            self._expected[cache_key] = expected
+        return expected
+
+    def _fingerprint(self, adapter: Adapter, name: str, body: dict[str, Any], uri: str) -> bytes:
+        """Bytes equal for requests that declare and choose tools the same way.
+
+        The conversation, which changes every turn, is left out: the top-level
+        keys the adapter fills from the history (found by building two requests
+        that differ only there). On the first request of each adapter that
+        declares tools, the reduced body is checked to read back the same tools,
+        tool choice and parallel policy; where it does not, the whole body is
+        the fingerprint.
+        """
+        conversation = self._conversation.get(name)
+        if conversation is None:
+            conversation = self._conversation[name] = _conversation_keys(adapter)
+        reduced = {k: v for k, v in body.items() if k not in conversation}
+        reducible = self._reducible.get(name)
+        if reducible is None:
+            full, part = adapter.read_request(body, uri), adapter.read_request(reduced, uri)
+            same = (full.tool_choice, full.parallel_tool_calls, full.tool_names) == (
+                part.tool_choice,
+                part.parallel_tool_calls,
+                part.tool_names,
+            ) and adapter.sent_tools(body) == adapter.sent_tools(reduced)
+            if full.tool_names or not same:
+                self._reducible[name] = reducible = same
+        value = reduced if reducible else body
+        try:
+            return marshal.dumps(value)
+        except ValueError:  # not plain JSON values (an odd YAML cassette)
+            return json.dumps(value, sort_keys=True, default=repr).encode()
+
+    def result(self) -> SchemaDiffResult:
+        """Diff each distinct declaration once and fold identical drifts."""
+        declarations: dict[tuple[str, bool, tuple[str, ...], str], list[Drift]] = {}
+        folded: dict[tuple[Any, ...], list[Any]] = {}
+        for (expected, _), seen in self._seen.items():
+            adapter = get_adapter(expected.adapter)
+            specs = adapter.sent_tools(seen.body)
+            sent_key = canonical_json([spec.to_json() for spec in specs])
+            key = (expected.adapter, expected.strict, expected.tools, sent_key)
+            drifts = declarations.get(key)
+            if drifts is None:
+                drifts = declarations[key] = declaration_drifts(
+                    self.suite, adapter, expected.strict, expected.tools, specs
+                )
+            view = adapter.read_request(seen.body, seen.uri)
+            found = drifts + _setting_drifts(expected, view.tool_choice, view.parallel_tool_calls)
+            for drift in found:
+                fold_key = (
+                    expected.target,
+                    drift.tool,
+                    drift.pointer,
+                    drift.kind,
+                    drift_key(drift.contract),
+                    drift_key(drift.sent),
+                    drift.documented,
+                )
+                slot = folded.get(fold_key)
+                if slot is None:
+                    folded[fold_key] = [drift, seen.count, seen.example]
+                else:
+                    slot[1] += seen.count
+        order = {target.name: index for index, target in enumerate(self.suite.config.targets)}
+        entries = sorted(
+            (
+                SchemaDiffEntry(
+                    target=key[0],
+                    tool=drift.tool,
+                    pointer=drift.pointer,
+                    kind=drift.kind,
+                    contract=drift.contract,
+                    sent=drift.sent,
+                    count=count,
+                    example=example,
+                    documented=drift.documented,
+                    status=self._status(drift.kind),
+                )
+                for key, (drift, count, example) in folded.items()
+            ),
+            key=lambda e: (
+                order.get(e.target, len(order)),
+                e.target,
+                e.tool or "",
+                e.pointer,
+                CLASSES.index(e.kind),
+                drift_key(e.contract),
+                drift_key(e.sent),
+            ),
+        )
+        return SchemaDiffResult(
+            entries=tuple(entries),
+            requests=self._requests,
+            blocking=tuple(e for e in entries if e.status == "blocking"),
+            allowed=self.allowed,
+            cassettes=self._cassettes,
+            declarations=len(declarations),
+            missing=tuple(self.missing),
+            skipped=tuple(self._skipped),
+        )
+
+    def _status(self, kind: str) -> str:
+        if kind == "lossless":
+            return "lossless"
+        return "allowed" if kind in self.allowed else "blocking"
+
+
+def _conversation_keys(adapter: Adapter) -> frozenset[str]:
+    """Top-level body keys that carry the conversation in this adapter's requests."""
+    settings = RequestSettings(ToolChoice("no_tools"))
+    try:
+        one = adapter.build_request("m", [Message("user", "one")], [], settings).body
+        two = adapter.build_request("m", [Message("user", "two")], [], settings).body
+    except ValueError:
+        return frozenset()
+    return frozenset(key for key in one.keys() | two.keys() if one.get(key) != two.get(key))
+
+
+# --- tool lists and request settings ----------------------------------------------------
+
+
+def declaration_drifts(
+    suite: Suite,
+    adapter: Adapter,
+    strict: bool,
+    expected: Sequence[str],
+    sent: Sequence[ToolSpec],
+) -> list[Drift]:
+    """Differences between the tools a request declared and the ones it should have."""
+    wanted = set(expected)
+    drifts: list[Drift] = []
+    declared: dict[str, ToolSpec] = {}
+    for spec in sent:
+        if spec.name in declared or spec.name not in wanted:
+            drifts.append(Drift(spec.name, pointer(spec.name), "tool_extra", MISSING, spec.name))
+        else:
+            declared[spec.name] = spec
+    drifts += [
+        Drift(name, pointer(name), "tool_missing", name, MISSING)
+        for name in expected
+        if name not in declared
+    ]
+    expected_order = [name for name in expected if name in declared]
+    if list(declared) != expected_order:
+        drifts.append(Drift(None, "", "order_changed", expected_order, list(declared)))
+    for name, spec in declared.items():
+        tool = suite.contract.by_name[name]
+        drifts += tool_drifts(tool, spec, adapter.wire_schema(tool.parameters, strict))
+    return drifts
+
+
+def _choice_json(choice: ToolChoice) -> dict[str, Any]:
+    return {"mode": choice.mode, **({"tool": choice.tool} if choice.tool else {})}
+
+
+_NO_PARALLEL_KNOB: dict[str, Callable[[ToolChoice], bool]] = {
+    # Gemini has no parallel-call toggle (providers.md §1.1, §5.4).
+    "gemini": lambda choice: True,
+    # Anthropic's policy lives in tool_choice, and {"type": "none"} takes none (§4.4).
+    "anthropic": lambda choice: choice.mode == "none",
+}
+"""Adapters whose wire format cannot carry the parallel policy (for that tool choice);
+`fcreplay lint` reports the limitation, so schema diff does not count it per request."""
+
+
+def _setting_drifts(expected: _Expected, choice: ToolChoice, parallel: bool | None) -> list[Drift]:
+    """Tool choice and parallel policy against the unit's settings for that step."""
+    drifts = []
+    if choice != expected.choice:
+        drifts.append(
+            Drift(
+                None,
+                "",
+                "tool_choice_mismatch",
+                _choice_json(expected.choice),
+                _choice_json(choice),
+            )
+        )
+    no_knob = _NO_PARALLEL_KNOB.get(expected.adapter)
+    unsent = parallel is None and no_knob is not None and no_knob(expected.choice)
+    if parallel != expected.parallel and not unsent:
+        drifts.append(Drift(None, "", "parallel_mismatch", expected.parallel, parallel))
+    return drifts
+
+
+# --- rendering ---------------------------------------------------------------------------
+
+
+def _summary(result: SchemaDiffResult) -> str:
+    return (
+        f"{result.requests} requests in {result.cassettes} cassettes, "
+        f"{result.declarations} distinct tool declarations"
+    )
+
+
+def _footer(result: SchemaDiffResult) -> Iterator[str]:
+    if result.missing:
+        yield (
+            f"note: {len(result.missing)} planned cassettes are not recorded "
+            f"(first: {result.missing[0]}); `fcreplay replay` reports them"
+        )
+    for reason in result.skipped[:10]:
+        yield f"note: skipped {reason}"
+    if len(result.skipped) > 10:
+        yield f"note: ... and {len(result.skipped) - 10} more skipped"
+    if result.blocking:
+        kinds = sorted({e.kind for e in result.blocking}, key=CLASSES.index)
+        yield (
+            f"schema-diff: {len(result.blocking)} blocking differences ({', '.join(kinds)}); "
+            "allow a class with --allow CLASS or schema_diff_allow in the suite config"
+        )
+    elif result.entries:
+        yield "schema-diff: no blocking differences"
+
+
+def _text(result: SchemaDiffResult) -> str:
+    lines = [f"schema-diff: {_summary(result)}"]
+    if not result.entries:
+        lines.append("schema-diff: every sent tool declaration matches the contract")
+    rows = [
+        [
+            entry.status.upper() if entry.status == "blocking" else entry.status,
+            entry.target,
+            entry.tool or "-",
+            entry.pointer or "-",
+            entry.kind + (" (adapter transform)" if entry.documented else ""),
+            f"contract {show_value(entry.contract)}",
+            f"sent {show_value(entry.sent)}",
+            f"x{entry.count}",
+            entry.example,
+        ]
+        for entry in result.entries
+    ]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(5)]
+    for row in rows:
+        head = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:5]))
+        lines.append(f"  {head}  {row[5]}  {row[6]}  {row[7]}  e.g. {row[8]}")
+    lines += _footer(result)
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown(result: SchemaDiffResult) -> str:
+    lines = [f"**schema-diff**: {_summary(result)}", ""]
+    if not result.entries:
+        lines.append("Every sent tool declaration matches the contract.")
+    else:
+        lines += [
+            "| status | target | tool | pointer | class | contract | sent | count | example |",
+            "|---|---|---|---|---|---|---|---:|---|",
+        ]
+        for e in result.entries:
+            kind = e.kind + (" (adapter transform)" if e.documented else "")
+            status = f"**{e.status}**" if e.status == "blocking" else e.status
+            cells = [
+                status,
+                e.target,
+                f"`{e.tool}`" if e.tool else "",
+                f"`{e.pointer}`" if e.pointer else "",
+                f"`{kind}`",
+                f"`{show_value(e.contract, 80)}`",
+                f"`{show_value(e.sent, 80)}`",
+                str(e.count),
+                f"`{e.example}`",
+            ]
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    footer = list(_footer(result))
+    if footer:
+        lines.append("")
+        lines += footer
+    return "\n".join(lines)
