@@ -6,6 +6,9 @@ import click
 
 from .options import config_option
 
+_LISTED = 10
+"""Entries listed by name per golden file; a first baseline would list hundreds."""
+
 _RUN_HELP = "Run id or run log path (default: the newest run)."
 
 
@@ -105,8 +108,10 @@ def update(
         click.echo(
             f"{result.path}: {len(result.updated)} updated, {result.unchanged} unchanged{removed}"
         )
-        for case_id, variant in result.updated:
+        for case_id, variant in result.updated[:_LISTED]:
             click.echo(f"  updated {result.target}/{variant}/{case_id}")
+        if len(result.updated) > _LISTED:
+            click.echo(f"  ... and {len(result.updated) - _LISTED} more")
     changed = sum(len(r.updated) + len(r.removed) for r in results)
     noun = "entry" if changed == 1 else "entries"
     click.echo(f"golden update: {changed} {noun} changed from run {path.stem}")
