@@ -48,5 +48,5 @@ def test_ordinary_text_is_not_a_leak() -> None:
 
 def test_the_configured_key_value_is_found_whatever_its_shape() -> None:
     assert leaks("echo: plain-key-value-123", ["plain-key-value-123"])
-    with pytest.raises(SecretLeakError, match="cassette c.json would contain"):
+    with pytest.raises(SecretLeakError, match=r"cassette c\.json would contain"):
         refuse_leaks("… plain-key-value-123 …", ["plain-key-value-123"], where="cassette c.json")

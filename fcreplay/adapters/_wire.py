@@ -1,16 +1,21 @@
-"""Helpers shared by the adapters: argument decoding, error classes, stop mapping."""
+"""Helpers shared by all adapters: arguments and calls, stop mapping, truncation, plumbing."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..canonical import canonical_json
-from ..decision import Stop
+from ..decision import Decision, Stop, ToolCall
+from ..exchange import HistoryItem, Message, StreamEvent, WireItem
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 """Statuses the official SDKs retry (plus Anthropic's 529 overloaded)."""
+
+SIMULATOR_MODEL = "fcreplay-simulator"
+"""Model id rendered for a decision that names none."""
 
 
 def decode_arguments(raw: Any) -> dict[str, Any] | None:
@@ -37,6 +42,22 @@ def encode_arguments(arguments: Mapping[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
 
 
+def tool_call(call_id: Any, name: Any, raw: Any) -> ToolCall:
+    """A call as the wire sent it: raw arguments kept, decoded when they are a JSON object.
+
+    Arguments that are neither JSON text nor an object (a list, a number) are kept
+    as their JSON text, so the reviewer sees what came and the call reads as invalid.
+    """
+    if raw is not None and not isinstance(raw, str | dict):
+        raw = json.dumps(raw, ensure_ascii=False)
+    return ToolCall(
+        call_id=call_id if isinstance(call_id, str) else None,
+        name=name if isinstance(name, str) else "",
+        arguments=decode_arguments(raw),
+        raw_arguments=raw,
+    )
+
+
 def map_stop(table: Mapping[str, Stop], finish_reason: str | None, default: Stop) -> Stop:
     """Map a provider stop value through `table`; unknown values become "other"."""
     if finish_reason is None:
@@ -44,9 +65,64 @@ def map_stop(table: Mapping[str, Stop], finish_reason: str | None, default: Stop
     return table.get(finish_reason, "other")
 
 
+def truncated(decision: Decision) -> Decision:
+    """The decision of a stream that ended without its terminal event.
+
+    Every adapter follows the same rule: kind "invalid", stop "other", no
+    finish_reason, keeping whatever text and calls had arrived. A text prefix
+    cannot be told from a turn that would have gone on to call a tool, and more
+    parallel calls may have been lost, so nothing in it is final.
+    """
+    return replace(decision, kind="invalid", stop="other", finish_reason=None)
+
+
+def raw_events(events: Sequence[StreamEvent]) -> list[dict[str, Any]]:
+    """Stream events as the JSON-ready `raw_response` of a streamed decision."""
+    return [{"event": event.event, "data": event.data} for event in events]
+
+
+def payload_items(item: WireItem) -> list[Any]:
+    """The history entries a WireItem holds: its payload, or each item of a list payload."""
+    return list(item.payload) if isinstance(item.payload, list) else [item.payload]
+
+
+def history_payload(history: Sequence[HistoryItem]) -> list[Any]:
+    """History as wire items: each Message as `{"role", "content"}`, WireItems verbatim."""
+    items: list[Any] = []
+    for entry in history:
+        if isinstance(entry, Message):
+            items.append({"role": entry.role, "content": entry.content})
+        else:
+            items.extend(payload_items(entry))
+    return items
+
+
 def result_text(content: Mapping[str, Any]) -> str:
     """A tool result as the JSON text sent to providers that take strings."""
     return canonical_json(dict(content))
+
+
+def json_text(value: Any) -> str:
+    """Any value as JSON text for a message, whatever it holds."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:  # a circular structure
+        return repr(value)
+
+
+def pieces(text: str, size: int) -> list[str]:
+    """`text` cut into fragments of `size` characters, as rendered streams carry it."""
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+def as_list(value: Any) -> list[Any]:
+    """`value` when it is a list, else an empty one (wire fields are never trusted)."""
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a dict, else an empty one."""
+    return value if isinstance(value, dict) else {}
 
 
 def is_retryable(status: int) -> bool:

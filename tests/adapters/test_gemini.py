@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from fcreplay.adapters import gemini as adapter
 from fcreplay.adapters import get_adapter
+from fcreplay.adapters._gemini_render import CANONICAL_STATUS
 from fcreplay.contract import Contract, ToolSpec
 from fcreplay.decision import Decision, ProviderError, Stop, ToolCall
 from fcreplay.exchange import (
@@ -587,7 +588,7 @@ def test_render_error_round_trips_through_parse(error: ProviderError, stream: bo
     assert response.status == error.status
     assert response.events is None  # Gemini errors are plain bodies, streamed or not
     parsed_error = error_of(response.status, wire(response.body))
-    expected_type = error.type or adapter._CANONICAL_STATUS[error.status]
+    expected_type = error.type or CANONICAL_STATUS[error.status]
     assert parsed_error.to_json() == {**error.to_json(), "type": expected_type}
 
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from fcreplay.adapters import get_adapter
 from fcreplay.adapters import openai_responses as adapter
+from fcreplay.adapters._openai_responses_stream import HANDLERS
 from fcreplay.adapters._wire import decode_arguments, encode_arguments
 from fcreplay.contract import Contract, ToolSpec
 from fcreplay.decision import Decision, ProviderError, ToolCall
@@ -410,16 +411,17 @@ def test_stream_cut_after_complete_calls_is_still_invalid() -> None:
     assert decision.calls[0].arguments == {"order_id": "ORD-482913"}
 
 
-def test_stream_cut_in_text_is_text_with_stop_other() -> None:
+def test_stream_cut_in_text_is_invalid_and_keeps_its_text() -> None:
+    """A text prefix cannot be told from a turn that would have gone on to call a tool."""
     events = load("stream_text")["events"][:-3]
     decision = decided(adapter.parse_stream(200, events_of(events)))
-    assert (decision.kind, decision.stop, decision.finish_reason) == ("text", "other", None)
+    assert (decision.kind, decision.stop, decision.finish_reason) == ("invalid", "other", None)
     assert decision.text == "Здравствуйте! Назовите, пожалуйста, номер заказа в формате ORD-123456."
 
 
 def test_empty_stream_is_truncated() -> None:
     decision = decided(adapter.parse_stream(200, []))
-    assert (decision.kind, decision.text, decision.stop) == ("text", None, "other")
+    assert decision == Decision(kind="invalid", finish_reason=None, stop="other")
 
 
 def test_stream_keyed_by_item_id_when_output_index_missing() -> None:
@@ -456,7 +458,7 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
     max_leaves=10,
 )
-event_types = st.sampled_from([*sorted(adapter._HANDLERS), "error", "response.failed", "x"])
+event_types = st.sampled_from([*sorted(HANDLERS), "error", "response.failed", "x"])
 odd_events = st.builds(
     StreamEvent,
     st.none() | event_types,
@@ -708,7 +710,10 @@ NASTY_STRICT = {
     "type": "object",
     "properties": {
         "order_id": {"type": "string", "pattern": "^ORD-[0-9]{6}$"},
-        "service": {"type": ["string", "null"], "enum": ["standard", "express", None]},
+        # An enum keeps its branch whole; a type union alone would not let null through it.
+        "service": {
+            "anyOf": [{"type": "string", "enum": ["standard", "express"]}, {"type": "null"}]
+        },
         "weight_kg": {"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 1000},
         "address": {"anyOf": [{"$ref": "#/$defs/address"}, {"type": "null"}]},
         "note": {"type": ["string", "null"]},

@@ -1,0 +1,170 @@
+"""Anthropic Messages answers read into Decisions: bodies, and SSE streams rebuilt by block."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..decision import Decision, DecisionKind, ProviderError, Stop
+from ..exchange import StreamEvent
+from . import _wire
+from ._anthropic_errors import is_error_envelope, is_error_event, read_error, status_of_error
+from ._wire import map_stop
+
+_STOP: dict[str, Stop] = {
+    "tool_use": "tool_call",
+    "end_turn": "end",
+    "stop_sequence": "end",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "refusal",
+    "pause_turn": "pause",
+}
+
+_TOOL_INPUT_BLOCKS = frozenset({"tool_use", "server_tool_use"})
+"""Blocks whose `input` streams as `input_json_delta` fragments."""
+
+
+def parse_decision(status: int, body: Any) -> Decision | ProviderError:
+    """Turn a non-streamed Messages response (or error body) into a Decision or an error."""
+    if not 200 <= status < 300:
+        return read_error(status, body)
+    if is_error_envelope(body):
+        return read_error(status_of_error(body), body)
+    if not isinstance(body, dict) or not isinstance(body.get("content"), list):
+        return ProviderError(
+            status=status,
+            type="invalid_response",
+            code=None,
+            message=f"response body is not an Anthropic message: {_preview(body)}",
+            retryable=False,
+            raw=body,
+        )
+    stop_reason = body.get("stop_reason")
+    return _decide(
+        content=body["content"],
+        finish_reason=stop_reason if isinstance(stop_reason, str) else None,
+        model=body.get("model"),
+        raw=body,
+    )
+
+
+def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
+    """Reassemble a Messages SSE stream into the Decision its non-streamed twin would give.
+
+    Blocks are rebuilt by `index` like the SDK's `accumulate_event`; `ping` and
+    unknown events are ignored; an `error` event becomes a ProviderError.
+    """
+    raw = _wire.raw_events(events)
+    for event in events:
+        if is_error_event(event):
+            error_status = status if not 200 <= status < 300 else status_of_error(event.data)
+            return read_error(error_status, event.data, raw=raw)
+    if not 200 <= status < 300:
+        return read_error(status, None, raw=raw)
+
+    model: Any = None
+    blocks: list[dict[str, Any] | None] = []
+    buffers: dict[int, list[str]] = {}
+    finish_reason: str | None = None
+    finished = False
+    for event in events:
+        data = event.data
+        if not isinstance(data, dict):
+            continue
+        kind = data.get("type", event.event)
+        index = data.get("index")
+        if kind == "message_start" and isinstance(data.get("message"), dict):
+            model = data["message"].get("model")
+        elif kind == "content_block_start" and isinstance(index, int) and index >= 0:
+            block = data.get("content_block")
+            while len(blocks) <= index:
+                blocks.append(None)
+            blocks[index] = copy.deepcopy(block) if isinstance(block, dict) else None
+        elif kind == "content_block_delta" and isinstance(index, int):
+            target = blocks[index] if 0 <= index < len(blocks) else None
+            delta = data.get("delta")
+            if target is not None and isinstance(delta, dict):
+                _apply_delta(target, delta, buffers.setdefault(index, []))
+        elif kind == "message_delta" and isinstance(data.get("delta"), dict):
+            reason = data["delta"].get("stop_reason")
+            finish_reason = reason if isinstance(reason, str) else finish_reason
+        elif kind == "message_stop":
+            finished = True
+    for index, pieces in buffers.items():
+        target = blocks[index]
+        if target is not None and target.get("type") in _TOOL_INPUT_BLOCKS:
+            target["input"] = _finish_input("".join(pieces), target.get("input"))
+    content = [block for block in blocks if block is not None]
+    decision = _decide(content, finish_reason, model, raw)
+    return decision if finished else _wire.truncated(decision)
+
+
+def _decide(content: list[Any], finish_reason: str | None, model: Any, raw: Any) -> Decision:
+    blocks = [block for block in content if isinstance(block, dict)]
+    texts = [
+        block["text"]
+        for block in blocks
+        if block.get("type") == "text" and isinstance(block.get("text"), str)
+    ]
+    # `input` is an object; a streamed buffer that did not parse stays the string it was.
+    calls = tuple(
+        _wire.tool_call(block.get("id"), block.get("name"), block.get("input"))
+        for block in blocks
+        if block.get("type") == "tool_use"
+    )
+    stop = map_stop(_STOP, finish_reason, "other")
+    kind: DecisionKind
+    if finish_reason == "refusal":
+        kind = "refusal"
+    elif calls:
+        broken = any(call.arguments is None for call in calls)
+        kind = "invalid" if broken or stop == "length" else "tool_call"
+    else:
+        kind = "text"
+    return Decision(
+        kind=kind,
+        text="".join(texts) if texts else None,
+        calls=calls,
+        finish_reason=finish_reason,
+        stop=stop,
+        raw_response=raw,
+        assistant_turn={"role": "assistant", "content": content},
+        model=model if isinstance(model, str) else None,
+    )
+
+
+def _apply_delta(block: dict[str, Any], delta: Mapping[str, Any], buffer: list[str]) -> None:
+    kind = delta.get("type")
+    if kind == "text_delta" and block.get("type") == "text":
+        block["text"] = str(block.get("text") or "") + str(delta.get("text", ""))
+    elif kind == "input_json_delta" and block.get("type") in _TOOL_INPUT_BLOCKS:
+        buffer.append(str(delta.get("partial_json") or ""))
+    elif kind == "thinking_delta" and block.get("type") == "thinking":
+        block["thinking"] = str(block.get("thinking") or "") + str(delta.get("thinking", ""))
+    elif kind == "signature_delta" and block.get("type") == "thinking":
+        block["signature"] = delta.get("signature")
+    elif kind == "citations_delta" and block.get("type") == "text":
+        citations = block.get("citations")
+        block["citations"] = [
+            *(citations if isinstance(citations, list) else []),
+            delta.get("citation"),
+        ]
+
+
+def _finish_input(buffer: str, start_input: Any) -> Any:
+    """The `input` of a streamed tool block: the parsed buffer, or the buffer when broken."""
+    if buffer == "":
+        # No fragments (or only ""): the object announced at content_block_start, i.e. {}.
+        return start_input if isinstance(start_input, dict) else {}
+    try:
+        value = json.loads(buffer)
+    except json.JSONDecodeError:
+        return buffer
+    return value if isinstance(value, dict) else buffer
+
+
+def _preview(body: Any) -> str:
+    return (body if isinstance(body, str) else _wire.json_text(body))[:200]

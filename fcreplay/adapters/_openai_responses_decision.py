@@ -1,0 +1,110 @@
+"""Responses API bodies read into Decisions (`_openai_responses_stream` reads streams)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..decision import Decision, DecisionKind, ProviderError, Stop
+from . import _wire
+from ._openai_responses_errors import failed, http_error, odd_body
+
+_STOPS: Mapping[str, Stop] = {
+    "completed": "end",
+    "incomplete:max_output_tokens": "length",
+    "incomplete:content_filter": "content_filter",
+}
+"""finish_reason → stop; every other status (failed, cancelled, queued...) maps to "other"."""
+
+TEXT_KEYS: Mapping[str, str] = {"output_text": "text", "refusal": "refusal"}
+"""Visible content part types of a message item and the key holding their text."""
+
+
+def parse_decision(status: int, body: Any) -> Decision | ProviderError:
+    """Turn a non-streamed /responses answer into a Decision or a ProviderError."""
+    if not 200 <= status < 300:
+        return http_error(status, body)
+    if not isinstance(body, dict):
+        return odd_body(status, body)
+    output = body.get("output")
+    if body.get("status") == "failed" or (body.get("error") and not isinstance(output, list)):
+        return failed(status, body.get("error"), body)
+    if not isinstance(output, list):
+        if "status" not in body:
+            return odd_body(status, body)
+        output = []
+    return decide(
+        finish_reason_of(body.get("status"), body.get("incomplete_details")),
+        output,
+        model_of(body),
+        raw=body,
+    )
+
+
+def finish_reason_of(status: Any, details: Any) -> str | None:
+    """A response's finish_reason: its status, or `incomplete:<reason>` for a cut one."""
+    if not isinstance(status, str):
+        return None
+    if status != "incomplete":
+        return status
+    reason = details.get("reason") if isinstance(details, dict) else None
+    return f"incomplete:{reason}" if isinstance(reason, str) and reason else "incomplete"
+
+
+def model_of(response: Mapping[str, Any]) -> str | None:
+    """The model id a response reports, if any."""
+    model = response.get("model")
+    return model if isinstance(model, str) else None
+
+
+def decide(finish_reason: str | None, output: list[Any], model: str | None, raw: Any) -> Decision:
+    """The Decision for a response's output items and finish_reason."""
+    items = [item for item in output if isinstance(item, dict)]
+    call_items = [item for item in items if item.get("type") == "function_call"]
+    calls = tuple(
+        _wire.tool_call(item.get("call_id"), item.get("name"), item.get("arguments"))
+        for item in call_items
+    )
+    text, refused = _visible_text(items)
+    stop: Stop = _wire.map_stop(_STOPS, finish_reason, "end")
+    kind: DecisionKind
+    if calls:
+        cut = stop == "length" or any(item.get("status") == "incomplete" for item in call_items)
+        malformed = any(call.arguments is None for call in calls)
+        kind = "invalid" if cut or malformed else "tool_call"
+        stop = "tool_call" if stop == "end" else stop
+    elif refused:
+        kind = "refusal"
+        stop = "refusal" if stop == "end" else stop
+    elif text is None and stop == "content_filter":
+        kind = "refusal"  # blocked by the safety system before any content
+    else:
+        kind = "text"
+    return Decision(
+        kind=kind,
+        text=text,
+        calls=calls,
+        finish_reason=finish_reason,
+        stop=stop,
+        raw_response=raw,
+        assistant_turn=list(output),
+        model=model,
+    )
+
+
+def _visible_text(items: Sequence[Mapping[str, Any]]) -> tuple[str | None, bool]:
+    """Concatenated output_text and refusal text (None when there is none), and if refused."""
+    parts: list[str] = []
+    refused = False
+    for item in items:
+        content = item.get("content")
+        if item.get("type") != "message" or not isinstance(content, list):
+            continue
+        for part in content:
+            part_type = part.get("type") if isinstance(part, dict) else None
+            key = TEXT_KEYS.get(part_type) if isinstance(part_type, str) else None
+            if key is None or not isinstance(part.get(key), str):
+                continue
+            parts.append(part[key])
+            refused = refused or part["type"] == "refusal"
+    return ("".join(parts) if parts else None), refused
