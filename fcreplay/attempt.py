@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from . import __version__
 from .adapters import Adapter
-from .canonical import canonical_hash, canonical_json
+from .canonical import canonical_json
 from .decision import Decision, DecisionKind, ProviderError, signature
 from .exchange import HistoryItem, Message, ToolResult, WireRequest, WireResponse
 from .finding import Finding
@@ -117,7 +117,7 @@ def run_attempt(
         turns.steps.append(
             {
                 "step": step,
-                "request_sha256": canonical_hash(request.body),
+                "request_sha256": request.body_sha256,
                 "decision": decision.to_json(),
                 "arguments": [check_arguments(c, suite.contract).to_json() for c in decision.calls],
                 "tool_results": [],
@@ -209,7 +209,7 @@ def run_attempt(
             "stream": settings.stream,
             "max_steps": max_steps,
         },
-        "request_sha256": canonical_hash(first_request.body) if first_request else None,
+        "request_sha256": first_request.body_sha256 if first_request else None,
         "adapter_version": adapter.VERSION,
         "prompt_version": suite.config.prompt_version,
         "contract_hash": suite.contract.contract_hash,

@@ -39,5 +39,18 @@ def canonical_hash(value: Any) -> str:
 
 
 def same_value(left: Any, right: Any) -> bool:
-    """Compare two JSON values canonically: key order is irrelevant, types are not."""
+    """Compare two JSON values canonically: key order is irrelevant, types are not.
+
+    Python's `==` already ignores key order but confuses `true` with `1`; a plain
+    sorted dump tells those apart but not `1.0` from `1`. Both are C-speed, so the
+    slow canonical form is built only when they disagree.
+    """
+    if left != right:
+        return False
+    if _dump(left) == _dump(right):
+        return True
     return canonical_json(left) == canonical_json(right)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
+
+from .canonical import canonical_hash
 
 Role = Literal["system", "user", "assistant"]
 ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]
@@ -80,6 +83,11 @@ class WireRequest:
     """Non-secret headers only; credentials never appear here."""
     body: dict[str, Any]
     stream: bool = False
+
+    @cached_property
+    def body_sha256(self) -> str:
+        """sha256 of the canonical JSON of the body (computed once per request)."""
+        return canonical_hash(self.body)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from .attempt import AttemptAborted, RequestDrift
-from .canonical import canonical_json
+from .canonical import same_value
 from .cassette import (
     CassetteMeta,
     Interaction,
@@ -165,7 +165,7 @@ class ReplayPlayer:
                 f"now {request.method} {request.path}",
                 [],
             )
-        if canonical_json(recorded.body) != canonical_json(request.body):
+        if not same_value(recorded.body, request.body):
             changes = differences(recorded.body, request.body)
             shown = ", ".join(change.path or "/" for change in changes[:5])
             raise RequestDrift(

@@ -71,11 +71,17 @@ def read_run_log(path: Path) -> RunLogContents:
 
 
 class RunLogWriter:
-    """Appends attempt records so that a killed process loses only the attempt in flight."""
+    """Appends attempt records so that a killed process loses only the attempt in flight.
 
-    def __init__(self, path: Path, *, truncate_to: int | None = None) -> None:
+    `durable` also syncs each record to disk (survives a machine crash); recording
+    wants it, since its attempts cost money and time, while a replay is cheap to run
+    again and skips the sync.
+    """
+
+    def __init__(self, path: Path, *, truncate_to: int | None = None, durable: bool = True) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._durable = durable
         self._stream: IO[bytes] = path.open("ab")
         if truncate_to is not None:
             # A torn tail from an earlier crash: cut it so the next record starts clean.
@@ -86,8 +92,9 @@ class RunLogWriter:
         """Write one record and make it durable before returning."""
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
         self._stream.write(line.encode("utf-8"))
-        self._stream.flush()
-        os.fsync(self._stream.fileno())
+        self._stream.flush()  # a killed process keeps what was flushed
+        if self._durable:  # a crashed machine keeps only what was synced
+            os.fsync(self._stream.fileno())
 
     def close(self) -> None:
         """Close the file."""
@@ -108,9 +115,7 @@ def rewrite_sorted(path: Path, order: Iterable[AttemptKey]) -> None:
     """
     contents = read_run_log(path)
     position = {key: index for index, key in enumerate(order)}
-    records = sorted(
-        contents.records, key=lambda r: (position.get(attempt_key(r), len(position)),)
-    )
+    records = sorted(contents.records, key=lambda r: (position.get(attempt_key(r), len(position)),))
     temporary = path.with_name(path.name + ".tmp")
     with temporary.open("wb") as stream:
         for record in records:

@@ -125,7 +125,8 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
     lock = threading.Lock()
     records: list[dict[str, Any]] = []
 
-    with RunLogWriter(log_path, truncate_to=truncate_to) as writer:
+    durable = options.mode == "record"
+    with RunLogWriter(log_path, truncate_to=truncate_to, durable=durable) as writer:
 
         def run_unit(unit: Unit) -> None:
             adapter = adapters[unit.target.adapter]
