@@ -7,7 +7,9 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from .goldendiff import EntryDiff, GoldenDiff
-from .structdiff import MISSING, Difference
+from .markdown import cell, table
+from .schemadrift import show_value
+from .structdiff import Difference
 
 UPDATE_HINT = "accept with `fcreplay golden update --reason TEXT` (add --case ID to pick entries)"
 
@@ -23,13 +25,6 @@ def render(diff: GoldenDiff, fmt: str) -> str:
     return renderers[fmt](diff)
 
 
-def _value(value: Any, limit: int = 80) -> str:
-    if value is MISSING:
-        return "(missing)"
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _side(entry: Any) -> str:
     return entry.summary() if entry is not None else "(none)"
 
@@ -37,7 +32,7 @@ def _side(entry: Any) -> str:
 def _detail_lines(diff: EntryDiff) -> list[str]:
     """What changed in one entry, one fact a line, for text and JUnit."""
     lines = [
-        f"{change.path}: {_value(change.before)} -> {_value(change.after)}"
+        f"{change.path}: {show_value(change.before, 80)} -> {show_value(change.after, 80)}"
         for change in diff.changes
     ]
     added, dropped = diff.findings_change()
@@ -66,18 +61,13 @@ def render_text(diff: GoldenDiff) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _code(value: Any) -> str:
-    return "`" + _md(_value(value)).replace("`", "'") + "`"
+    return "`" + cell(show_value(value, 80)).replace("`", "'") + "`"
 
 
 def _change_table(changes: tuple[Difference, ...]) -> list[str]:
-    rows = ["| path | golden | now |", "|---|---|---|"]
-    rows += [f"| `{_md(c.path or '/')}` | {_code(c.before)} | {_code(c.after)} |" for c in changes]
-    return rows
+    rows = [(f"`{cell(c.path or '/')}`", _code(c.before), _code(c.after)) for c in changes]
+    return table(("path", "golden", "now"), rows)
 
 
 def render_markdown(diff: GoldenDiff) -> str:
@@ -90,17 +80,24 @@ def render_markdown(diff: GoldenDiff) -> str:
     targets = list(dict.fromkeys(d.target for d in diff.diffs))
     for target in targets:
         entries = [d for d in diff.diffs if d.target == target]
-        lines += ["", f"### {_md(target)}", "", "| case | variant | class | golden | now |"]
-        lines.append("|---|---|---|---|---|")
-        for entry in entries:
-            lines.append(
-                f"| {_md(entry.case_id)} | {_md(entry.variant)} | **{entry.kind}** | "
-                f"{_md(_side(entry.golden))} | {_md(_side(entry.now))} |"
-            )
+        lines += ["", f"### {cell(target)}", ""]
+        lines += table(
+            ("case", "variant", "class", "golden", "now"),
+            [
+                (
+                    cell(entry.case_id),
+                    cell(entry.variant),
+                    f"**{entry.kind}**",
+                    cell(_side(entry.golden)),
+                    cell(_side(entry.now)),
+                )
+                for entry in entries
+            ],
+        )
         for entry in entries:
             lines += [
                 "",
-                f"<details><summary>{_md(entry.label)}: {entry.kind}</summary>",
+                f"<details><summary>{cell(entry.label)}: {entry.kind}</summary>",
                 "",
             ]
             if entry.changes:
@@ -127,7 +124,7 @@ def _provenance_line(entry: EntryDiff) -> str:
         return "golden: no provenance"
     return (
         f"golden from run `{provenance.run_id}` ({provenance.recorded_at}, model "
-        f"`{provenance.model_reported or provenance.model}`): {_md(provenance.reason)}"
+        f"`{provenance.model_reported or provenance.model}`): {cell(provenance.reason)}"
     )
 
 

@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from .markdown import table
 from .metrics import METRICS, positional_sensitivity, tally
 
 REPORT_FORMAT = 1
@@ -151,9 +152,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     """A Markdown table of the metrics, ready to paste into a pull request."""
     rows = metric_rows(report)
     lines = [f"**fcreplay report** run `{report['run_id']}`", ""]
-    lines.append("| " + " | ".join(rows[0]) + " |")
-    lines.append("|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|")
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    lines += table(rows[0], rows[1:], right=range(1, len(rows[0])))
     lines.append("")
     lines += [f"- {note}" for note in notes(report)]
     return "\n".join(lines) + "\n"

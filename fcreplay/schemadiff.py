@@ -21,13 +21,17 @@ description, for instance); that explains a difference but does not excuse it.
 Requests repeat the same declaration thousands of times, so each request costs
 one fingerprint and one dictionary lookup; each distinct declaration is diffed
 once (through `structdiff`, the only deepdiff user) and its differences counted.
+
+This module collects and folds; `requestdrift` holds the request-wide classes,
+`schemadiff_result` the result and its JSON, `schemadiff_render` the text and
+Markdown output. Their public names are re-exported here.
 """
 
 from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,108 +39,18 @@ from typing import Any
 from .adapters import Adapter, get_adapter
 from .canonical import canonical_json
 from .cassette import Cassette, UnreadableInteraction, load_cassette
-from .contract import ToolSpec
 from .exchange import Message, RequestSettings, ToolChoice
-from .jsonsource import pointer
 from .plan import Unit, plan_units, unit_settings, unit_tools
-from .schemadrift import CLASSES, Drift, drift_key, show_value, tool_drifts
-from .structdiff import MISSING
+from .requestdrift import Expected, setting_drifts
+from .requestdrift import declaration_drifts as declaration_drifts
+from .schemadiff_render import FORMATS as FORMATS
+from .schemadiff_result import SchemaDiffEntry as SchemaDiffEntry
+from .schemadiff_result import SchemaDiffResult as SchemaDiffResult
+from .schemadrift import CLASSES, Drift, drift_key
 from .suite import Suite
 
 ALLOWABLE = CLASSES[1:]
 """Classes `--allow` and `schema_diff_allow` accept; lossless never blocks anyway."""
-FORMATS = ("text", "json", "markdown")
-
-# --- results ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SchemaDiffEntry:
-    """One folded line: identical drifts of one target across requests."""
-
-    target: str
-    tool: str | None
-    pointer: str
-    kind: str
-    contract: Any
-    sent: Any
-    count: int
-    """How many requests carried this difference."""
-    example: str
-    """One cassette that holds such a request."""
-    documented: bool
-    status: str
-    """"lossless", "allowed" or "blocking"."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The entry as JSON; a missing value is null plus a `*_missing` flag."""
-        return {
-            "target": self.target,
-            "tool": self.tool,
-            "pointer": self.pointer,
-            "class": self.kind,
-            "status": self.status,
-            "contract": None if self.contract is MISSING else self.contract,
-            "sent": None if self.sent is MISSING else self.sent,
-            **({"contract_missing": True} if self.contract is MISSING else {}),
-            **({"sent_missing": True} if self.sent is MISSING else {}),
-            "count": self.count,
-            "example": self.example,
-            "documented": self.documented,
-        }
-
-
-@dataclass(frozen=True)
-class SchemaDiffResult:
-    """What `schema_diff` found; `blocking` entries make `fcreplay schema-diff` exit 1."""
-
-    entries: tuple[SchemaDiffEntry, ...]
-    requests: int
-    """Recorded requests read and compared."""
-    blocking: tuple[SchemaDiffEntry, ...]
-    """Entries whose class is neither lossless nor allowed."""
-    allowed: tuple[str, ...] = ()
-    """Classes allowed by the caller and the suite's `schema_diff_allow`."""
-    cassettes: int = 0
-    declarations: int = 0
-    """Distinct tool declarations (per adapter and strict flag) actually diffed."""
-    missing: tuple[str, ...] = ()
-    """Planned cassettes not on disk (replay reports them as failures)."""
-    skipped: tuple[str, ...] = ()
-    """Interactions or cassettes that could not be compared, and why."""
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing blocks."""
-        return not self.blocking
-
-    def to_json(self) -> dict[str, Any]:
-        """A stable JSON object: counts, then every entry in report order."""
-        return {
-            "schema_diff": 1,
-            "ok": self.ok,
-            "requests": self.requests,
-            "cassettes": self.cassettes,
-            "declarations": self.declarations,
-            "allowed": list(self.allowed),
-            "blocking": len(self.blocking),
-            "entries": [entry.to_json() for entry in self.entries],
-            "missing_cassettes": list(self.missing),
-            "skipped": list(self.skipped),
-        }
-
-    def render(self, fmt: str) -> str:
-        """The result as "text", "json" or "markdown", ending with a newline."""
-        if fmt == "json":
-            return json.dumps(self.to_json(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-        if fmt == "markdown":
-            return _markdown(self) + "\n"
-        if fmt == "text":
-            return _text(self) + "\n"
-        raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
-
-
-# --- the API `fcreplay check` calls ------------------------------------------------------
 
 
 def schema_diff(
@@ -185,18 +99,6 @@ def allowed_classes(allow: Iterable[str], suite: Suite) -> tuple[str, ...]:
     return tuple(kind for kind in ALLOWABLE if kind in chosen)
 
 
-@dataclass(frozen=True)
-class _Expected:
-    """What one step of one unit should send, as far as schema diff looks."""
-
-    target: str
-    adapter: str
-    strict: bool
-    tools: tuple[str, ...]
-    choice: ToolChoice
-    parallel: bool | None
-
-
 @dataclass
 class _Seen:
     """The first request of one fingerprint, and how often it recurred."""
@@ -216,8 +118,8 @@ class SchemaDiffer:
         self.missing: list[str] = []
         """Planned cassettes not found on disk."""
         self._skipped: list[str] = []
-        self._seen: dict[tuple[_Expected, bytes], _Seen] = {}
-        self._expected: dict[tuple[str, str, bool], _Expected] = {}
+        self._seen: dict[tuple[Expected, bytes], _Seen] = {}
+        self._expected: dict[tuple[str, str, bool], Expected] = {}
         self._reducible: dict[str, bool] = {}
         self._conversation: dict[str, frozenset[str]] = {}
         self._requests = 0
@@ -256,13 +158,13 @@ class SchemaDiffer:
                 seen.count += 1
             self._requests += 1
 
-    def _expectation(self, unit: Unit, adapter: str, step: int) -> _Expected:
+    def _expectation(self, unit: Unit, adapter: str, step: int) -> Expected:
         # Only the first step differs (a case's tool_choice is for its first turn).
         cache_key = (unit.label, adapter, step > 0)
         expected = self._expected.get(cache_key)
         if expected is None:
             settings = unit_settings(self.suite, unit, step)
-            expected = _Expected(
+            expected = Expected(
                 target=unit.target.name,
                 adapter=adapter,
                 strict=settings.strict,
@@ -318,7 +220,7 @@ class SchemaDiffer:
                     self.suite, adapter, expected.strict, expected.tools, specs
                 )
             view = adapter.read_request(seen.body, seen.uri)
-            found = drifts + _setting_drifts(expected, view.tool_choice, view.parallel_tool_calls)
+            found = drifts + setting_drifts(expected, view.tool_choice, view.parallel_tool_calls)
             for drift in found:
                 fold_key = (
                     expected.target,
@@ -387,161 +289,3 @@ def _conversation_keys(adapter: Adapter) -> frozenset[str]:
     except ValueError:
         return frozenset()
     return frozenset(key for key in one.keys() | two.keys() if one.get(key) != two.get(key))
-
-
-# --- tool lists and request settings ----------------------------------------------------
-
-
-def declaration_drifts(
-    suite: Suite,
-    adapter: Adapter,
-    strict: bool,
-    expected: Sequence[str],
-    sent: Sequence[ToolSpec],
-) -> list[Drift]:
-    """Differences between the tools a request declared and the ones it should have."""
-    wanted = set(expected)
-    drifts: list[Drift] = []
-    declared: dict[str, ToolSpec] = {}
-    for spec in sent:
-        if spec.name in declared or spec.name not in wanted:
-            drifts.append(Drift(spec.name, pointer(spec.name), "tool_extra", MISSING, spec.name))
-        else:
-            declared[spec.name] = spec
-    drifts += [
-        Drift(name, pointer(name), "tool_missing", name, MISSING)
-        for name in expected
-        if name not in declared
-    ]
-    expected_order = [name for name in expected if name in declared]
-    if list(declared) != expected_order:
-        drifts.append(Drift(None, "", "order_changed", expected_order, list(declared)))
-    for name, spec in declared.items():
-        tool = suite.contract.by_name[name]
-        drifts += tool_drifts(tool, spec, adapter.wire_schema(tool.parameters, strict))
-    return drifts
-
-
-def _choice_json(choice: ToolChoice) -> dict[str, Any]:
-    return {"mode": choice.mode, **({"tool": choice.tool} if choice.tool else {})}
-
-
-_NO_PARALLEL_KNOB: dict[str, Callable[[ToolChoice], bool]] = {
-    # Gemini has no parallel-call toggle (providers.md §1.1, §5.4).
-    "gemini": lambda choice: True,
-    # Anthropic's policy lives in tool_choice, and {"type": "none"} takes none (§4.4).
-    "anthropic": lambda choice: choice.mode == "none",
-}
-"""Adapters whose wire format cannot carry the parallel policy (for that tool choice);
-`fcreplay lint` reports the limitation, so schema diff does not count it per request."""
-
-
-def _setting_drifts(expected: _Expected, choice: ToolChoice, parallel: bool | None) -> list[Drift]:
-    """Tool choice and parallel policy against the unit's settings for that step."""
-    drifts = []
-    if choice != expected.choice:
-        drifts.append(
-            Drift(
-                None,
-                "",
-                "tool_choice_mismatch",
-                _choice_json(expected.choice),
-                _choice_json(choice),
-            )
-        )
-    no_knob = _NO_PARALLEL_KNOB.get(expected.adapter)
-    unsent = parallel is None and no_knob is not None and no_knob(expected.choice)
-    if parallel != expected.parallel and not unsent:
-        drifts.append(Drift(None, "", "parallel_mismatch", expected.parallel, parallel))
-    return drifts
-
-
-# --- rendering ---------------------------------------------------------------------------
-
-
-def _summary(result: SchemaDiffResult) -> str:
-    return (
-        f"{result.requests} requests in {result.cassettes} cassettes, "
-        f"{result.declarations} distinct tool declarations"
-    )
-
-
-def _footer(result: SchemaDiffResult) -> Iterator[str]:
-    if result.missing:
-        yield (
-            f"note: {len(result.missing)} planned cassettes are not recorded "
-            f"(first: {result.missing[0]}); `fcreplay replay` reports them"
-        )
-    for reason in result.skipped[:10]:
-        yield f"note: skipped {reason}"
-    if len(result.skipped) > 10:
-        yield f"note: ... and {len(result.skipped) - 10} more skipped"
-    if result.blocking:
-        kinds = sorted({e.kind for e in result.blocking}, key=CLASSES.index)
-        yield (
-            f"schema-diff: {len(result.blocking)} blocking differences ({', '.join(kinds)}); "
-            "allow a class with --allow CLASS or schema_diff_allow in the suite config"
-        )
-    elif result.entries:
-        yield "schema-diff: no blocking differences"
-
-
-def _text(result: SchemaDiffResult) -> str:
-    lines = [f"schema-diff: {_summary(result)}"]
-    if not result.entries:
-        lines.append("schema-diff: every sent tool declaration matches the contract")
-    rows = [
-        [
-            entry.status.upper() if entry.status == "blocking" else entry.status,
-            entry.target,
-            entry.tool or "-",
-            entry.pointer or "-",
-            entry.kind + (" (adapter transform)" if entry.documented else ""),
-            f"contract {show_value(entry.contract)}",
-            f"sent {show_value(entry.sent)}",
-            f"x{entry.count}",
-            entry.example,
-        ]
-        for entry in result.entries
-    ]
-    widths = [max((len(row[i]) for row in rows), default=0) for i in range(5)]
-    for row in rows:
-        head = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:5]))
-        lines.append(f"  {head}  {row[5]}  {row[6]}  {row[7]}  e.g. {row[8]}")
-    lines += _footer(result)
-    return "\n".join(lines)
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _markdown(result: SchemaDiffResult) -> str:
-    lines = [f"**schema-diff**: {_summary(result)}", ""]
-    if not result.entries:
-        lines.append("Every sent tool declaration matches the contract.")
-    else:
-        lines += [
-            "| status | target | tool | pointer | class | contract | sent | count | example |",
-            "|---|---|---|---|---|---|---|---:|---|",
-        ]
-        for e in result.entries:
-            kind = e.kind + (" (adapter transform)" if e.documented else "")
-            status = f"**{e.status}**" if e.status == "blocking" else e.status
-            cells = [
-                status,
-                e.target,
-                f"`{e.tool}`" if e.tool else "",
-                f"`{e.pointer}`" if e.pointer else "",
-                f"`{kind}`",
-                f"`{show_value(e.contract, 80)}`",
-                f"`{show_value(e.sent, 80)}`",
-                str(e.count),
-                f"`{e.example}`",
-            ]
-            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    footer = list(_footer(result))
-    if footer:
-        lines.append("")
-        lines += footer
-    return "\n".join(lines)
