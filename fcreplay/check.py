@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,7 @@ from .goldendiff import GoldenDiff, diff_run
 from .progress import Progress
 from .report import build_report
 from .runner import RunOptions, RunResult, run_suite
+from .schemadiff import SchemaDiffResult, schema_diff
 from .suite import Suite
 
 REASONS = {
@@ -43,8 +43,7 @@ class CheckResult:
 
     run: RunResult
     report: dict[str, Any]
-    schema: Any
-    """The SchemaDiffResult of `fcreplay.schemadiff` (its `blocking` entries matter here)."""
+    schema: SchemaDiffResult
     golden: GoldenDiff
     fail_on: tuple[str, ...]
 
@@ -91,20 +90,15 @@ class CheckResult:
         )
 
 
-def schema_diff(suite: Suite) -> Any:
-    """The suite's schema diff, imported when needed (fcreplay.schemadiff is optional here)."""
-    module = importlib.import_module("fcreplay.schemadiff")
-    return module.schema_diff(suite)
-
-
 def run_check(
     suite: Suite,
     *,
     fail_on: Sequence[str] = DEFAULT_FAIL_ON,
     progress: Progress | None = None,
+    processes: int | None = None,
 ) -> CheckResult:
     """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`."""
-    run = run_suite(suite, RunOptions(mode="replay"), progress=progress)
+    run = run_suite(suite, RunOptions(mode="replay", processes=processes), progress=progress)
     return CheckResult(
         run=run,
         report=build_report(run.records, run.run_id),

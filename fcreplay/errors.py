@@ -37,6 +37,10 @@ class InputError(FcreplayError):
         self.problems = [problems] if isinstance(problems, Problem) else list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[list[Problem]]]:
+        # Rebuilt from its problems, not its message, when it crosses a process.
+        return (type(self), (self.problems,))
+
     @classmethod
     def at(cls, file: Path | str, line: int | None, message: str) -> InputError:
         """Build an error for a single problem."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import threading
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -52,6 +53,8 @@ class RunOptions:
     """Where run logs go (default: the suite's `runs`)."""
     cassettes_dir: Path | None = None
     """Where cassettes are (default: the suite's `cassettes`)."""
+    processes: int | None = None
+    """Worker processes for a replay; None: as many as the CPUs this process may use."""
     transports: Mapping[str, Transport] | None = None
     """Per target name, what sends its requests when recording (default: HTTP to the
     target's base URL); lets benchmarks record from an in-process simulator."""
@@ -85,7 +88,9 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
 
     Each attempt is written to the run log (and, when recording, its cassette
     saved) as soon as it ends, so an interrupted run loses at most the attempts
-    in flight; `resume` continues it.
+    in flight; `resume` continues it. Recording runs units on threads (the work
+    is waiting for the network); a large replay runs them in worker processes
+    (the work is parsing and validating, which threads would serialize).
     """
     units = plan_units(
         suite, targets=options.targets, variants=options.variants, case_ids=options.case_ids
@@ -95,7 +100,6 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
         (u.target.name, u.variant, u.case.id, n) for u in units for n in range(1, repetitions + 1)
     ]
     runs = options.runs_dir or suite.config.runs
-    cassettes = options.cassettes_dir or suite.config.cassettes
     run_id = options.resume or new_run_id(options.mode)
     log_path = run_log_path(runs, run_id)
     done: set[AttemptKey] = set()
@@ -110,13 +114,22 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
                 f"{log_path}:{contents.torn_line}: incomplete last record (the run was "
                 "interrupted while writing it); ignored, that attempt runs again"
             )
-    secrets = _secrets(suite, units) if options.mode == "record" else []
-    adapters = {u.target.adapter: get_adapter(u.target.adapter) for u in units}
-    transports: dict[str, Transport] = dict(options.transports or {})
+    run = _Run(
+        suite=suite,
+        options=options,
+        units=units,
+        run_id=run_id,
+        done=done,
+        cassettes=options.cassettes_dir or suite.config.cassettes,
+        adapters={u.target.adapter: get_adapter(u.target.adapter) for u in units},
+        secrets=_secrets(suite, units) if options.mode == "record" else [],
+    )
     if options.mode == "record":
+        run.transports.update(options.transports or {})
         for target in {u.target.name: u.target for u in units}.values():
-            if target.name not in transports:
-                transports[target.name] = _transport(suite, target, adapters[target.adapter])
+            if target.name not in run.transports:
+                adapter = run.adapters[target.adapter]
+                run.transports[target.name] = _transport(suite, target, adapter)
     todo = sum(1 for key in order if key not in done)
     progress = progress or Progress(todo)
     progress.total = todo
@@ -124,77 +137,29 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
         progress.note(note)
     lock = threading.Lock()
     records: list[dict[str, Any]] = []
-
     durable = options.mode == "record"
     with RunLogWriter(log_path, truncate_to=truncate_to, durable=durable) as writer:
 
-        def run_unit(unit: Unit) -> None:
-            adapter = adapters[unit.target.adapter]
-            meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
-            path = unit.cassette_path(cassettes)
-            tape = Tape.load(path, meta) if _reads_tape(options, path) else Tape(path, meta)
-            finished = [
-                n
-                for n in range(1, repetitions + 1)
-                if (unit.target.name, unit.variant, unit.case.id, n) in done
-            ]
-            live = options.mode == "record" and not (options.record_mode == "once" and tape.exists)
-            if live and options.record_mode == "all":
-                tape.keep_only(finished)
-            hint = _record_hint(unit)
-            for attempt in range(1, repetitions + 1):
-                if attempt in finished:
-                    continue
-                if options.mode == "replay" and not tape.exists:
-                    record = _missing_cassette(suite, unit, attempt, run_id, path, hint, adapter)
-                else:
-                    player: Any
-                    if not live:
-                        player = ReplayPlayer(tape.takes(attempt), cassette=path, record_hint=hint)
-                    elif options.record_mode == "new_episodes":
-                        player = EpisodePlayer(
-                            ReplayPlayer(tape.takes(attempt), cassette=path, record_hint=hint),
-                            LivePlayer(transports[unit.target.name], attempt),
-                        )
-                    else:
-                        player = LivePlayer(transports[unit.target.name], attempt)
-                    record = run_attempt(
-                        suite,
-                        unit,
-                        attempt,
-                        player,
-                        adapter=adapter,
-                        run_id=run_id,
-                        max_retries=suite.config.max_retries,
-                    )
-                    if live:
-                        tape.put(attempt, player.takes)
-                        tape.save(secrets)
-                with lock:
-                    if secrets:
-                        refuse_leaks(_json(record), secrets, where=f"run log {log_path}")
-                    writer.append(record)
-                    records.append(record)
-                progress.advance(record)
+        def emit(record: dict[str, Any]) -> None:
+            with lock:
+                if run.secrets:
+                    refuse_leaks(_json(record), run.secrets, where=f"run log {log_path}")
+                writer.append(record)
+                records.append(record)
+            progress.advance(record)
 
         try:
-            if options.concurrency <= 1:
-                for unit in units:
-                    run_unit(unit)
+            processes = _processes(options, len(units))
+            if processes > 1:
+                _run_in_processes(run, processes, emit)
+            elif options.concurrency > 1:
+                _run_in_threads(run, options.concurrency, emit)
             else:
-                with ThreadPoolExecutor(max_workers=options.concurrency) as pool:
-                    futures = [pool.submit(run_unit, unit) for unit in units]
-                    try:
-                        wait(futures)
-                    except BaseException:
-                        for future in futures:
-                            future.cancel()
-                        raise
-                    for future in futures:
-                        future.result()  # re-raise the first worker error
+                for unit in units:
+                    run.run_unit(unit, emit)
         finally:
             progress.finish()
-            for transport in transports.values():
+            for transport in run.transports.values():
                 transport.close()
     rewrite_sorted(log_path, order)
     position = {key: index for index, key in enumerate(order)}
@@ -202,7 +167,131 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
     return RunResult(run_id, log_path, tuple(records), skipped=len(done), notes=tuple(notes))
 
 
-def _reads_tape(options: RunOptions, path: Path) -> bool:
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class _Run:
+    """What every unit of one run shares."""
+
+    suite: Suite
+    options: RunOptions
+    units: list[Unit]
+    run_id: str
+    done: set[AttemptKey]
+    cassettes: Path
+    adapters: dict[str, Adapter]
+    secrets: list[str]
+    transports: dict[str, Transport] = field(default_factory=dict)
+
+    def run_unit(self, unit: Unit, emit: Emit) -> None:
+        """Run the attempts of one unit not already done, emitting each record."""
+        options, suite = self.options, self.suite
+        repetitions = suite.config.repetitions
+        adapter = self.adapters[unit.target.adapter]
+        meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
+        path = unit.cassette_path(self.cassettes)
+        tape = Tape.load(path, meta) if _reads_tape(options) else Tape(path, meta)
+        finished = [
+            n
+            for n in range(1, repetitions + 1)
+            if (unit.target.name, unit.variant, unit.case.id, n) in self.done
+        ]
+        live = options.mode == "record" and not (options.record_mode == "once" and tape.exists)
+        if live and options.record_mode == "all":
+            tape.keep_only(finished)
+        hint = _record_hint(unit)
+        for attempt in range(1, repetitions + 1):
+            if attempt in finished:
+                continue
+            if options.mode == "replay" and not tape.exists:
+                emit(_missing_cassette(suite, unit, attempt, self.run_id, path, hint, adapter))
+                continue
+            player: Any
+            if not live:
+                player = ReplayPlayer(tape.takes(attempt), cassette=path, record_hint=hint)
+            elif options.record_mode == "new_episodes":
+                player = EpisodePlayer(
+                    ReplayPlayer(tape.takes(attempt), cassette=path, record_hint=hint),
+                    LivePlayer(self.transports[unit.target.name], attempt),
+                )
+            else:
+                player = LivePlayer(self.transports[unit.target.name], attempt)
+            record = run_attempt(
+                suite,
+                unit,
+                attempt,
+                player,
+                adapter=adapter,
+                run_id=self.run_id,
+                max_retries=suite.config.max_retries,
+            )
+            if live:
+                tape.put(attempt, player.takes)
+                tape.save(self.secrets)
+            emit(record)
+
+
+def _processes(options: RunOptions, units: int) -> int:
+    """Worker processes for this run: by default only for replays big enough to repay
+    the start-up; fork is required (the workers inherit the loaded suite)."""
+    if options.mode != "replay" or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if options.processes is not None:
+        return max(1, min(options.processes, units))
+    return max(1, min(len(os.sched_getaffinity(0)), units // _UNITS_PER_PROCESS))
+
+
+_UNITS_PER_PROCESS = 100
+"""Below this many units per worker, starting processes costs more than it saves."""
+_FORKED: _Run | None = None
+"""The run a forked replay worker works on (inherited, so nothing is pickled in)."""
+
+
+def _replay_chunk(indexes: list[int]) -> list[dict[str, Any]]:
+    assert _FORKED is not None
+    records: list[dict[str, Any]] = []
+    for index in indexes:
+        _FORKED.run_unit(_FORKED.units[index], records.append)
+    return records
+
+
+def _run_in_processes(run: _Run, processes: int, emit: Emit) -> None:
+    global _FORKED
+    _FORKED = run
+    # Several chunks per worker keep the workers busy to the end and the log growing.
+    size = max(1, len(run.units) // (processes * 8))
+    chunks = [list(range(i, min(i + size, len(run.units)))) for i in range(0, len(run.units), size)]
+    context = multiprocessing.get_context("fork")
+    try:
+        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+            futures = [pool.submit(_replay_chunk, chunk) for chunk in chunks]
+            try:
+                for future in as_completed(futures):
+                    for record in future.result():
+                        emit(record)
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    finally:
+        _FORKED = None
+
+
+def _run_in_threads(run: _Run, concurrency: int, emit: Emit) -> None:
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        futures = [pool.submit(run.run_unit, unit, emit) for unit in run.units]
+        try:
+            wait(futures)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+        for future in futures:
+            future.result()  # re-raise the first worker error
+
+
+def _reads_tape(options: RunOptions) -> bool:
     """Whether the unit's cassette on disk matters for this run."""
     if options.mode == "replay":
         return True

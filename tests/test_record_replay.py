@@ -296,3 +296,17 @@ def without_ids(record: dict[str, Any]) -> Any:
         for step in record["steps"]
     ]
     return decisions, record["findings"], record["verdict"], record["signature"]
+
+
+def test_replay_in_worker_processes_equals_replay_in_one(suite_dir: Path) -> None:
+    from fcreplay.runner import RunOptions, run_suite
+    from fcreplay.suite import load_suite
+
+    suite = load_suite(suite_dir / "fcreplay.toml")
+    cassettes = ROOT / "cassettes"
+    one = run_suite(suite, RunOptions(mode="replay", cassettes_dir=cassettes, processes=1))
+    two = run_suite(suite, RunOptions(mode="replay", cassettes_dir=cassettes, processes=2))
+    assert len(one.records) == len(two.records) == 552
+    assert [outcome(r) for r in one.records] == [outcome(r) for r in two.records]
+    logged = [attempt_key(r) for r in read_run_log(two.log_path).records]
+    assert logged == [attempt_key(r) for r in one.records]  # complete and in plan order

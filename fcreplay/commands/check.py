@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option
+from .options import config_option, jobs_option
 
 MAX_SHOWN = 20
 """Golden differences listed in the output; the rest are in `fcreplay golden diff`."""
@@ -29,7 +29,8 @@ def _fail_on(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     help="Comma-separated reasons to fail on: regression, drift, schema, missing, new, "
     "unsafe, flaky, changed.",
 )
-def command(config_path: str | None, fail_on: tuple[str, ...]) -> bool:
+@jobs_option
+def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None) -> bool:
     """Replay the suite offline and compare it with the golden baselines.
 
     Replays every cassette (writing a run log), diffs the tool schemas that were
@@ -41,7 +42,7 @@ def command(config_path: str | None, fail_on: tuple[str, ...]) -> bool:
     from ..suite import load_suite
 
     suite = load_suite(config_path)
-    result = run_check(suite, fail_on=fail_on)
+    result = run_check(suite, fail_on=fail_on, processes=jobs)
     click.echo(f"replayed run {result.run.run_id} ({result.run.log_path})")
     click.echo(render_text(result.report), nl=False)
     for record in result.run.problems[:MAX_SHOWN]:

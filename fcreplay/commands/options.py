@@ -20,3 +20,14 @@ def config_option(function: F) -> F:
         help="Suite configuration file (default: fcreplay.toml or pyproject.toml "
         "with [tool.fcreplay], searched from the current folder upwards).",
     )(function)
+
+
+def jobs_option(function: F) -> F:
+    """Add `--jobs N`: worker processes for a replay."""
+    return click.option(
+        "--jobs",
+        type=click.IntRange(1, 256),
+        default=None,
+        help="Worker processes for the replay (default: one per CPU once the suite "
+        "is large enough to gain from it).",
+    )(function)

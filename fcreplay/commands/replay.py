@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option
+from .options import config_option, jobs_option
 from .running import selection_options, summarize
 
 
@@ -17,6 +17,7 @@ from .running import selection_options, summarize
     type=click.Path(file_okay=False),
     help="Cassette folder (default: the suite's).",
 )
+@jobs_option
 def command(
     config_path: str | None,
     targets: tuple[str, ...],
@@ -24,6 +25,7 @@ def command(
     variants: tuple[str, ...],
     concurrency: int,
     cassettes_dir: str | None,
+    jobs: int | None,
 ) -> bool:
     """Replay the suite from its cassettes without touching the network.
 
@@ -46,6 +48,7 @@ def command(
             case_ids=case_ids,
             concurrency=concurrency,
             cassettes_dir=Path(cassettes_dir) if cassettes_dir else None,
+            processes=jobs,
         ),
     )
     click.echo(f"replayed run {result.run_id}")
