@@ -10,7 +10,7 @@ from .goldendiff import GoldenDiff, diff_run
 from .progress import Progress
 from .report import build_report
 from .runner import RunOptions, RunResult, run_suite
-from .schemadiff import SchemaDiffResult, schema_diff
+from .schemadiff import SchemaDiffer, SchemaDiffResult
 from .suite import Suite
 
 REASONS = {
@@ -98,11 +98,14 @@ def run_check(
     processes: int | None = None,
 ) -> CheckResult:
     """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`."""
-    run = run_suite(suite, RunOptions(mode="replay", processes=processes), progress=progress)
+    # Schema diff looks at the cassettes as the replay reads them: each file is read once.
+    differ = SchemaDiffer(suite)
+    options = RunOptions(mode="replay", processes=processes, observer=differ)
+    run = run_suite(suite, options, progress=progress)
     return CheckResult(
         run=run,
         report=build_report(run.records, run.run_id),
-        schema=schema_diff(suite),
+        schema=differ.result(),
         golden=diff_run(run.records, suite.config.golden, run_id=run.run_id),
         fail_on=tuple(fail_on),
     )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from .canonical import canonical_hash
+from .canonical import sorted_json
 
 Role = Literal["system", "user", "assistant"]
 ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]
@@ -85,9 +86,14 @@ class WireRequest:
     stream: bool = False
 
     @cached_property
+    def body_json(self) -> str:
+        """The body as compact JSON with sorted keys (computed once per request)."""
+        return sorted_json(self.body)
+
+    @cached_property
     def body_sha256(self) -> str:
-        """sha256 of the canonical JSON of the body (computed once per request)."""
-        return canonical_hash(self.body)
+        """sha256 of `body_json`: the same for the same body, whatever its key order."""
+        return hashlib.sha256(self.body_json.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from .adapters import Adapter, get_adapter
 from .attempt import run_attempt
-from .cassette import CassetteMeta
+from .cassette import Cassette, CassetteMeta
 from .config import Target
 from .errors import InputError
 from .plan import Unit, plan_units
@@ -55,6 +55,10 @@ class RunOptions:
     """Where cassettes are (default: the suite's `cassettes`)."""
     processes: int | None = None
     """Worker processes for a replay; None: as many as the CPUs this process may use."""
+    observer: CassetteObserver | None = None
+    """Also shown every cassette the run reads (check feeds schema diff this way, so
+    cassettes are read once); in worker processes each chunk gets a fresh one that
+    is merged back."""
     transports: Mapping[str, Transport] | None = None
     """Per target name, what sends its requests when recording (default: HTTP to the
     target's base URL); lets benchmarks record from an in-process simulator."""
@@ -123,6 +127,7 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
         cassettes=options.cassettes_dir or suite.config.cassettes,
         adapters={u.target.adapter: get_adapter(u.target.adapter) for u in units},
         secrets=_secrets(suite, units) if options.mode == "record" else [],
+        observer=options.observer,
     )
     if options.mode == "record":
         run.transports.update(options.transports or {})
@@ -170,6 +175,18 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
 Emit = Callable[[dict[str, Any]], None]
 
 
+class CassetteObserver(Protocol):
+    """Something that looks at each unit's cassette as a run reads it."""
+
+    def add(self, cassette: Cassette, unit: Unit) -> None: ...
+
+    def note_missing(self, path: Path) -> None: ...
+
+    def fresh(self) -> CassetteObserver: ...
+
+    def merge(self, other: CassetteObserver) -> None: ...
+
+
 @dataclass
 class _Run:
     """What every unit of one run shares."""
@@ -183,6 +200,7 @@ class _Run:
     adapters: dict[str, Adapter]
     secrets: list[str]
     transports: dict[str, Transport] = field(default_factory=dict)
+    observer: CassetteObserver | None = None
 
     def run_unit(self, unit: Unit, emit: Emit) -> None:
         """Run the attempts of one unit not already done, emitting each record."""
@@ -192,6 +210,11 @@ class _Run:
         meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
         path = unit.cassette_path(self.cassettes)
         tape = Tape.load(path, meta) if _reads_tape(options) else Tape(path, meta)
+        if self.observer is not None:
+            if tape.cassette is not None:
+                self.observer.add(tape.cassette, unit)
+            elif options.mode == "replay":
+                self.observer.note_missing(path)
         finished = [
             n
             for n in range(1, repetitions + 1)
@@ -248,12 +271,15 @@ _FORKED: _Run | None = None
 """The run a forked replay worker works on (inherited, so nothing is pickled in)."""
 
 
-def _replay_chunk(indexes: list[int]) -> list[dict[str, Any]]:
+def _replay_chunk(indexes: list[int]) -> tuple[list[dict[str, Any]], Any]:
     assert _FORKED is not None
+    run = _FORKED
+    if run.options.observer is not None:
+        run.observer = run.options.observer.fresh()
     records: list[dict[str, Any]] = []
     for index in indexes:
-        _FORKED.run_unit(_FORKED.units[index], records.append)
-    return records
+        run.run_unit(run.units[index], records.append)
+    return records, run.observer
 
 
 def _run_in_processes(run: _Run, processes: int, emit: Emit) -> None:
@@ -268,8 +294,11 @@ def _run_in_processes(run: _Run, processes: int, emit: Emit) -> None:
             futures = [pool.submit(_replay_chunk, chunk) for chunk in chunks]
             try:
                 for future in as_completed(futures):
-                    for record in future.result():
+                    records, observed = future.result()
+                    for record in records:
                         emit(record)
+                    if run.observer is not None and observed is not None:
+                        run.observer.merge(observed)
             except BaseException:
                 for future in futures:
                     future.cancel()

@@ -129,6 +129,34 @@ class SchemaDiffer:
         """Note something that could not be compared."""
         self._skipped.append(reason)
 
+    def note_missing(self, path: Path) -> None:
+        """Note a planned cassette that is not on disk."""
+        self.missing.append(str(path))
+
+    def fresh(self) -> SchemaDiffer:
+        """An empty differ for the same suite (one per replay worker chunk)."""
+        return SchemaDiffer(self.suite, allow=self.allowed)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A worker sends back only what it collected; the suite (compiled
+        # validators included) stays behind and cannot be pickled anyway.
+        keep = ("allowed", "missing", "_skipped", "_seen", "_requests", "_cassettes")
+        return {name: self.__dict__[name] for name in keep}
+
+    def merge(self, other: Any) -> None:
+        """Add what another differ collected (a replay worker's share)."""
+        assert isinstance(other, SchemaDiffer)
+        for key, seen in other._seen.items():
+            mine = self._seen.get(key)
+            if mine is None:
+                self._seen[key] = seen
+            else:
+                mine.count += seen.count
+        self.missing += other.missing
+        self._skipped += other._skipped
+        self._requests += other._requests
+        self._cassettes += other._cassettes
+
     def add(self, cassette: Cassette, unit: Unit) -> None:
         """Count every request of `cassette`, recorded for `unit`."""
         self._cassettes += 1

@@ -13,6 +13,7 @@ import pytest
 from fcreplay.cli import run
 from fcreplay.metrics import METRICS
 from fcreplay.report import rate
+from fcreplay.schemadiff import SchemaDiffer
 from fcreplay.suite import Suite
 
 from .conftest import ROOT
@@ -28,16 +29,19 @@ HINT = "run `fcreplay golden diff --format markdown` for details"
 
 
 class StandInSchemaDiff:
-    """Stands in for fcreplay.schemadiff.schema_diff, recording how check calls it."""
+    """Stands in for the schema diff's result, recording which suite check diffed."""
 
     def __init__(self, blocking: tuple[str, ...] = ()) -> None:
         self.blocking = blocking
         self.calls: list[Suite] = []
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        import fcreplay.check
+        stand_in = self
 
-        monkeypatch.setattr(fcreplay.check, "schema_diff", self)
+        def result(differ: SchemaDiffer) -> Any:
+            return stand_in(differ.suite)
+
+        monkeypatch.setattr(SchemaDiffer, "result", result)
 
     def __call__(self, suite: Suite, **kwargs: Any) -> Any:
         self.calls.append(suite)

@@ -310,3 +310,23 @@ def test_replay_in_worker_processes_equals_replay_in_one(suite_dir: Path) -> Non
     assert [outcome(r) for r in one.records] == [outcome(r) for r in two.records]
     logged = [attempt_key(r) for r in read_run_log(two.log_path).records]
     assert logged == [attempt_key(r) for r in one.records]  # complete and in plan order
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_schema_diff_fed_by_the_replay_equals_the_standalone_one(
+    suite_dir: Path, processes: int
+) -> None:
+    from fcreplay.runner import RunOptions, run_suite
+    from fcreplay.schemadiff import SchemaDiffer, schema_diff
+    from fcreplay.suite import load_suite
+
+    suite = load_suite(suite_dir / "fcreplay.toml")
+    cassettes = ROOT / "cassettes"
+    differ = SchemaDiffer(suite)
+    options = RunOptions(
+        mode="replay", cassettes_dir=cassettes, processes=processes, observer=differ
+    )
+    run_suite(suite, options)
+    fed, alone = differ.result(), schema_diff(suite, cassettes=cassettes)
+    assert fed.requests == alone.requests == 844
+    assert fed.to_json() == alone.to_json()

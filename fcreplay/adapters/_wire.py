@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..canonical import canonical_json
 from ..decision import Decision, Stop, ToolCall
 from ..exchange import HistoryItem, Message, StreamEvent, WireItem
+
+if TYPE_CHECKING:
+    from ..contract import ToolSpec
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 """Statuses the official SDKs retry (plus Anthropic's 529 overloaded)."""
@@ -128,3 +132,34 @@ def as_dict(value: Any) -> dict[str, Any]:
 def is_retryable(status: int) -> bool:
     """Whether a status is worth retrying at all (quota exhaustion is decided by body)."""
     return status in RETRYABLE_STATUS or status >= 500
+
+
+_DECLARED: dict[tuple[Any, ...], tuple[tuple[ToolSpec, ...], str]] = {}
+_DECLARED_LOCK = threading.Lock()
+_DECLARED_LIMIT = 1024
+
+
+def declarations(
+    tools: Sequence[ToolSpec],
+    strict: bool,
+    build: Callable[[ToolSpec, bool], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The wire declarations of `tools`, built once per tool list and copied per request.
+
+    A suite sends the same tools in every request, and building them (schema
+    transforms, copies) costs far more than parsing the cached JSON text again;
+    each request still gets its own objects, so nothing is shared between bodies.
+    """
+    key = (build, strict, *map(id, tools))
+    with _DECLARED_LOCK:
+        hit = _DECLARED.get(key)
+    # The entry holds the tools, so their ids cannot be reused while it exists.
+    if hit is None or any(a is not b for a, b in zip(hit[0], tools, strict=True)):
+        text = json.dumps([build(tool, strict) for tool in tools], ensure_ascii=False)
+        hit = (tuple(tools), text)
+        with _DECLARED_LOCK:
+            if len(_DECLARED) >= _DECLARED_LIMIT:
+                _DECLARED.clear()
+            _DECLARED[key] = hit
+    value: list[dict[str, Any]] = json.loads(hit[1])
+    return value

@@ -56,7 +56,7 @@ from ._anthropic_render import render_error as render_error
 from ._anthropic_render import render_response as render_response
 from ._anthropic_schema import wire_schema as wire_schema
 from ._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
-from ._wire import payload_items, result_text
+from ._wire import declarations, payload_items, result_text
 
 NAME = "anthropic"
 VERSION = "1"
@@ -122,7 +122,7 @@ def build_request(
     body["messages"] = wire_messages
     choice = settings.tool_choice
     if tools and choice.mode != "no_tools":
-        body["tools"] = [_tool_param(tool, settings.strict) for tool in tools]
+        body["tools"] = declarations(tools, settings.strict, _tool_param)
         body["tool_choice"] = _tool_choice_param(choice, settings.parallel_tool_calls)
     if settings.temperature is not None:
         body["temperature"] = settings.temperature

@@ -56,7 +56,7 @@ from ._gemini_render import render_response as render_response
 from ._gemini_schema import from_openapi_subset as from_openapi_subset
 from ._gemini_schema import to_openapi_subset as to_openapi_subset
 from ._gemini_schema import wire_schema as wire_schema
-from ._wire import as_dict, as_list, payload_items
+from ._wire import as_dict, as_list, declarations, payload_items
 
 NAME = "gemini"
 VERSION = "1"
@@ -108,8 +108,8 @@ def build_request(
     body["contents"] = contents
     choice = settings.tool_choice
     if tools and choice.mode != "no_tools":
-        declarations = [_declaration(tool, settings.strict) for tool in tools]
-        body["tools"] = [{"functionDeclarations": declarations}]
+        declared = declarations(tools, settings.strict, _declaration)
+        body["tools"] = [{"functionDeclarations": declared}]
         body["toolConfig"] = {"functionCallingConfig": _calling_config(choice)}
     generation: dict[str, Any] = {}
     if settings.temperature is not None:

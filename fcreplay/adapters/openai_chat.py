@@ -59,7 +59,7 @@ from ._openai_chat_render import JSON_HEADERS, assistant_message
 from ._openai_chat_render import render_error as render_error
 from ._openai_chat_render import render_response as render_response
 from ._openai_strict import wire_schema as wire_schema
-from ._wire import as_list
+from ._wire import as_list, declarations
 
 NAME = "openai_chat"
 VERSION = "2"
@@ -93,7 +93,7 @@ def build_request(
     body: dict[str, Any] = {"model": model, "messages": _wire.history_payload(messages)}
     choice = settings.tool_choice
     if tools and choice.mode != "no_tools":
-        body["tools"] = [_declaration(tool, settings.strict) for tool in tools]
+        body["tools"] = declarations(tools, settings.strict, _declaration)
         body["tool_choice"] = _tool_choice(choice)
         if settings.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = settings.parallel_tool_calls

@@ -54,6 +54,7 @@ from ._openai_responses_render import render_response as render_response
 from ._openai_responses_stream import parse_stream as parse_stream
 from ._openai_strict import wire_schema as wire_schema
 from ._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
+from ._wire import declarations
 
 NAME = "openai_responses"
 VERSION = "2"
@@ -86,7 +87,7 @@ def build_request(
     body["input"] = _wire.history_payload(history)
     choice = settings.tool_choice
     if choice.mode != "no_tools":
-        body["tools"] = [_tool(spec, settings.strict) for spec in tools]
+        body["tools"] = declarations(tools, settings.strict, _tool)
         body["tool_choice"] = _tool_choice(choice)
         if settings.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = settings.parallel_tool_calls
