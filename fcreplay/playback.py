@@ -6,7 +6,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from .attempt import AttemptAborted, RequestDrift
@@ -43,6 +43,9 @@ class Take:
     attempt: int
     step: int
     interaction: Interaction
+    request_sha256: str | None = None
+    """Hash of the request body as recorded (`WireRequest.body_sha256`): replay
+    compares it with the rebuilt request's instead of dumping the recorded body."""
 
 
 class Tape:
@@ -72,7 +75,15 @@ class Tape:
             if isinstance(interaction, UnreadableInteraction):
                 raise InputError.at(path, None, f"interaction {index}: {interaction.reason}")
             label = interaction.label or {}
-            takes.append(Take(int(label.get("attempt", 1)), int(label.get("step", 0)), interaction))
+            digest = label.get("request_sha256")
+            takes.append(
+                Take(
+                    int(label.get("attempt", 1)),
+                    int(label.get("step", 0)),
+                    interaction,
+                    digest if isinstance(digest, str) else None,
+                )
+            )
         return cls(path, meta, takes, cassette)
 
     @property
@@ -97,10 +108,7 @@ class Tape:
         """Write the cassette atomically, refusing it if it would hold a credential."""
         ordered = sorted(self._takes, key=lambda take: take.attempt)
         text = cassette_text(
-            [
-                replace(take.interaction, label={"attempt": take.attempt, "step": take.step})
-                for take in ordered
-            ],
+            [replace(take.interaction, label=_label(take)) for take in ordered],
             self.meta,
         )
         refuse_leaks(text, secrets, where=f"cassette {self.path}")
@@ -132,7 +140,7 @@ class LivePlayer:
                 response.status, scrub_headers(response.headers), response.body, response.events
             ),
         )
-        self.takes.append(Take(self._attempt, step, recorded))
+        self.takes.append(Take(self._attempt, step, recorded, request.body_sha256))
         return response
 
     def pause(self, seconds: float) -> None:
@@ -174,10 +182,7 @@ class ReplayPlayer:
                 f"now {request.method} {request.path}",
                 [],
             )
-        # Nearly every replayed request matches: one C-speed dump per side settles it.
-        if sorted_json(recorded.body) != request.body_json and not same_value(
-            recorded.body, request.body
-        ):
+        if not _same_request(take, request):
             changes = differences(recorded.body, request.body)
             shown = ", ".join(change.path or "/" for change in changes[:5])
             raise RequestDrift(
@@ -221,6 +226,29 @@ class EpisodePlayer:
     def pause(self, seconds: float) -> None:
         if self._live_now:
             self._live.pause(seconds)
+
+
+def _same_request(take: Take, request: WireRequest) -> bool:
+    """Whether the rebuilt request's body is the recorded one.
+
+    Nearly every replayed request matches, so the common case must be cheap:
+    `==` (C speed, but `true == 1`) together with the recorded hash (which tells
+    `true` from `1`) settles it without serializing the recorded body.
+    """
+    recorded = take.interaction.request.body
+    if take.request_sha256 is not None:
+        if recorded == request.body and take.request_sha256 == request.body_sha256:
+            return True
+    elif sorted_json(recorded) == request.body_json:
+        return True
+    return same_value(recorded, request.body)  # e.g. 1.0 where 1 was recorded
+
+
+def _label(take: Take) -> dict[str, Any]:
+    label: dict[str, Any] = {"attempt": take.attempt, "step": take.step}
+    if take.request_sha256 is not None:
+        label["request_sha256"] = take.request_sha256
+    return label
 
 
 def _path_and_query(uri: str) -> str:

@@ -28,11 +28,27 @@ KEY_SHAPED = re.compile(
 """OpenAI (sk-...), Anthropic (sk-ant-...) and Google (AIza...) key shapes."""
 
 
+VOLATILE_HEADERS = frozenset(
+    {"date", "request-id", "x-request-id", "cf-ray", "openai-processing-ms", "age", "via"}
+)
+VOLATILE_PREFIXES = ("x-ratelimit-", "anthropic-ratelimit-", "x-envoy-")
+"""Response headers that change on every call: kept, they would make every
+re-recording a noisy diff for the reviewer."""
+
+
 def scrub_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """Drop credential and cookie headers; names come back lower-case."""
-    return {
-        name.lower(): value for name, value in headers.items() if name.lower() not in SECRET_HEADERS
-    }
+    """Drop credential, cookie and per-call headers; names come back lower-case."""
+    kept = {}
+    for name, value in headers.items():
+        lower = name.lower()
+        if (
+            lower in SECRET_HEADERS
+            or lower in VOLATILE_HEADERS
+            or lower.startswith(VOLATILE_PREFIXES)
+        ):
+            continue
+        kept[lower] = value
+    return kept
 
 
 def scrub_url(url: str) -> str:

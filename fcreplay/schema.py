@@ -13,6 +13,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from .canonical import sorted_json
 from .jsonsource import pointer
 
 JsonPath = tuple[str | int, ...]
@@ -48,22 +49,37 @@ def meta_schema_problems(schema: Any) -> list[tuple[str, str]]:
 class ArgumentValidator:
     """A schema compiled once, reporting every violation sorted by path."""
 
+    _CACHE_LIMIT = 4096
+
     def __init__(self, schema: dict[str, Any]) -> None:
         self._validator = Draft202012Validator(
             schema, format_checker=Draft202012Validator.FORMAT_CHECKER
         )
+        self._seen: dict[str, tuple[Violation, ...]] = {}
 
     def is_valid(self, instance: Any) -> bool:
         """Return whether `instance` satisfies the schema."""
         return bool(self._validator.is_valid(instance))
 
     def violations(self, instance: Any) -> list[Violation]:
-        """Return every violation, sorted by instance path then keyword."""
-        found: dict[tuple[str, str], Violation] = {}
-        for error in self._validator.iter_errors(instance):
-            for violation in _explain(error):
-                found.setdefault((violation.pointer, violation.keyword), violation)
-        return sorted(found.values(), key=lambda v: (_path_key(v.path), v.keyword))
+        """Return every violation, sorted by instance path then keyword.
+
+        Remembered per distinct instance: repetitions and replays send the same
+        arguments again and again, and the validator, the repair policy and the
+        fake executor all ask about the same call.
+        """
+        key = sorted_json(instance)
+        known = self._seen.get(key)
+        if known is None:
+            found: dict[tuple[str, str], Violation] = {}
+            for error in self._validator.iter_errors(instance):
+                for violation in _explain(error):
+                    found.setdefault((violation.pointer, violation.keyword), violation)
+            known = tuple(sorted(found.values(), key=lambda v: (_path_key(v.path), v.keyword)))
+            if len(self._seen) >= self._CACHE_LIMIT:
+                self._seen.clear()
+            self._seen[key] = known
+        return list(known)
 
 
 def _explain(error: ValidationError) -> Iterable[Violation]:

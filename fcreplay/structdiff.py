@@ -48,7 +48,6 @@ def differences(before: Any, after: Any) -> list[Difference]:
         before,
         after,
         view="tree",
-        ignore_numeric_type_changes=True,
         threshold_to_diff_deeper=0,
     )
     found: list[Difference] = []
@@ -56,5 +55,18 @@ def differences(before: Any, after: Any) -> list[Difference]:
         for level in levels:
             left = MISSING if level.t1 is notpresent else level.t1
             right = MISSING if level.t2 is notpresent else level.t2
+            if _same_number(left, right):
+                continue  # 1 and 1.0 are one JSON value; true and 1 are not
             found.append(Difference(pointer(*level.path(output_format="list")), left, right))
     return sorted(found, key=lambda d: d.path)
+
+
+def _same_number(left: Any, right: Any) -> bool:
+    numbers = (int, float)
+    return (
+        isinstance(left, numbers)
+        and isinstance(right, numbers)
+        and not isinstance(left, bool)
+        and not isinstance(right, bool)
+        and left == right
+    )

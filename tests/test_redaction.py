@@ -50,3 +50,14 @@ def test_the_configured_key_value_is_found_whatever_its_shape() -> None:
     assert leaks("echo: plain-key-value-123", ["plain-key-value-123"])
     with pytest.raises(SecretLeakError, match=r"cassette c\.json would contain"):
         refuse_leaks("… plain-key-value-123 …", ["plain-key-value-123"], where="cassette c.json")
+
+
+def test_per_call_response_headers_are_dropped_so_rerecordings_diff_cleanly() -> None:
+    headers = {
+        "Date": "Sun, 29 Nov 2026 23:21:31 GMT",
+        "x-request-id": "req_1",
+        "x-ratelimit-remaining-tokens": "29000",
+        "retry-after": "2",
+        "content-type": "text/event-stream",
+    }
+    assert scrub_headers(headers) == {"retry-after": "2", "content-type": "text/event-stream"}

@@ -1,0 +1,62 @@
+"""Replay matching: a rebuilt request equals the recorded one, or it is drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fcreplay.attempt import AttemptAborted, RequestDrift
+from fcreplay.cassette import Interaction, RecordedRequest, RecordedResponse
+from fcreplay.exchange import WireRequest
+from fcreplay.playback import ReplayPlayer, Take
+
+BODY = {"model": "m", "stream": False, "temperature": 0.0, "tools": [{"name": "a"}]}
+
+
+def take(body: dict[str, Any], *, hashed: bool) -> Take:
+    request = RecordedRequest("POST", "http://h/v1/chat/completions", {}, body)
+    digest = WireRequest("POST", "/chat/completions", {}, body).body_sha256
+    response = RecordedResponse(200, {}, {"ok": True})
+    return Take(1, 0, Interaction(request, response), digest if hashed else None)
+
+
+def replay(recorded: dict[str, Any], now: dict[str, Any], *, hashed: bool) -> Any:
+    player = ReplayPlayer([take(recorded, hashed=hashed)], cassette=Path("c.json"), record_hint="x")
+    return player.exchange(WireRequest("POST", "/chat/completions", {}, now), step=0)
+
+
+@pytest.mark.parametrize("hashed", [True, False])
+def test_the_same_body_in_another_key_order_matches(hashed: bool) -> None:
+    now = dict(reversed(list(BODY.items())))
+    assert replay(BODY, now, hashed=hashed).body == {"ok": True}
+
+
+@pytest.mark.parametrize("hashed", [True, False])
+def test_an_integral_float_matches_its_integer(hashed: bool) -> None:
+    assert replay(BODY, {**BODY, "temperature": 0}, hashed=hashed).status == 200
+
+
+@pytest.mark.parametrize("hashed", [True, False])
+def test_true_where_1_was_recorded_is_drift_though_python_calls_them_equal(hashed: bool) -> None:
+    recorded = {**BODY, "stream": 1}
+    assert recorded == {**BODY, "stream": True}  # the trap this guards against
+    with pytest.raises(RequestDrift) as caught:
+        replay(recorded, {**BODY, "stream": True}, hashed=hashed)
+    assert [c.path for c in caught.value.changes] == ["/stream"]
+
+
+def test_a_changed_body_names_every_changed_path() -> None:
+    now = {**BODY, "tools": [{"name": "b"}], "max_tokens": 5}
+    with pytest.raises(RequestDrift) as caught:
+        replay(BODY, now, hashed=True)
+    assert [c.path for c in caught.value.changes] == ["/max_tokens", "/tools/0/name"]
+    assert "c.json interaction 0 (step 0)" in str(caught.value)
+
+
+def test_a_request_past_the_recording_is_a_missing_interaction() -> None:
+    player = ReplayPlayer([], cassette=Path("c.json"), record_hint="fcreplay record --case x")
+    with pytest.raises(AttemptAborted, match="fcreplay record --case x") as caught:
+        player.exchange(WireRequest("POST", "/chat/completions", {}, BODY), step=1)
+    assert caught.value.kind == "missing_interaction"
