@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .jsonsource import pointer
-from .schemadrift import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+from .keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
 
 Level = Literal["error", "warning", "note"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "note")

@@ -31,6 +31,9 @@ from typing import Any
 from .canonical import canonical_json, same_value
 from .contract import ToolSpec
 from .jsonsource import pointer
+from .keywords import SCHEMA_LISTS as SCHEMA_LISTS
+from .keywords import SCHEMA_MAPS as SCHEMA_MAPS
+from .keywords import SCHEMA_VALUES as SCHEMA_VALUES
 from .structdiff import MISSING, differences
 
 CLASSES = (
@@ -48,29 +51,6 @@ CLASSES = (
 
 # --- JSON Schema vocabulary ------------------------------------------------------------
 
-SCHEMA_MAPS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-)
-"""Keywords whose value maps names to subschemas."""
-SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-"""Keywords whose value is a list of subschemas."""
-SCHEMA_VALUES = frozenset(
-    {
-        "items",
-        "additionalItems",
-        "additionalProperties",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "propertyNames",
-        "contains",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contentSchema",
-    }
-)
-"""Keywords whose value is one subschema (`items` may also be a list, draft 4 style)."""
 LOWER_BOUNDS = frozenset(
     {"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"}
 )

@@ -7,27 +7,7 @@ import json
 from typing import Any, cast
 
 from ..jsonsource import pointer
-
-_SCHEMA_MAPS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-)
-_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_SCHEMA_VALUES = frozenset(
-    {
-        "items",
-        "additionalItems",
-        "additionalProperties",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "propertyNames",
-        "contains",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contentSchema",
-    }
-)
+from ..keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
 
 
 def wire_schema(parameters: dict[str, Any], strict: bool) -> dict[str, Any]:
@@ -48,11 +28,11 @@ def _without_schema_uri(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "$schema":
             continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
+        if key in SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {name: _without_schema_uri(sub) for name, sub in value.items()}
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
+        elif key in SCHEMA_LISTS and isinstance(value, list):
             out[key] = [_without_schema_uri(sub) for sub in value]
-        elif key in _SCHEMA_VALUES:
+        elif key in SCHEMA_VALUES:
             out[key] = (
                 [_without_schema_uri(sub) for sub in value]
                 if isinstance(value, list)
