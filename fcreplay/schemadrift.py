@@ -31,9 +31,7 @@ from typing import Any
 from .canonical import canonical_json, same_value
 from .contract import ToolSpec
 from .jsonsource import pointer
-from .keywords import SCHEMA_LISTS as SCHEMA_LISTS
-from .keywords import SCHEMA_MAPS as SCHEMA_MAPS
-from .keywords import SCHEMA_VALUES as SCHEMA_VALUES
+from .keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
 from .structdiff import MISSING, differences
 
 CLASSES = (
