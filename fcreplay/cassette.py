@@ -18,8 +18,6 @@ fcreplay's own format is JSON with bodies stored decoded and readable:
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +32,7 @@ from .cassette_interactions import UnreadableInteraction as UnreadableInteractio
 from .cassette_interactions import interaction_json as interaction_json
 from .cassette_interactions import read_interaction, status_phrase
 from .errors import InputError
+from .files import write_text_atomically
 from .sse import format_sse
 
 CASSETTE_VERSION = 1
@@ -192,43 +191,6 @@ def cassette_text(interactions: Iterable[Interaction], meta: CassetteMeta) -> st
         "interactions": [interaction_json(interaction) for interaction in interactions],
     }
     return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def write_text_atomically(path: str | Path, text: str) -> None:
-    """Write a file so that a reader never sees it half-written, creating parent folders.
-
-    The text goes to a temporary file in the same folder, is synced, then renamed
-    over the target; on failure the old file (if any) is left as it was.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    # Makes the rename itself durable; not possible on every platform.
-    try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
 
 
 # --- vcrpy serializer ------------------------------------------------------------------

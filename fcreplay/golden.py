@@ -33,8 +33,8 @@ from typing import Any
 
 from . import __version__
 from .canonical import canonical_json
-from .cassette import write_text_atomically
 from .errors import InputError
+from .files import write_text_atomically
 from .sourcefile import load_json
 
 GOLDEN_FORMAT = 1

@@ -20,10 +20,10 @@ from .cassette import (
     UnreadableInteraction,
     cassette_text,
     load_cassette,
-    write_text_atomically,
 )
 from .errors import InputError
 from .exchange import HttpExchange, TransportError, WireRequest, WireResponse
+from .files import write_text_atomically
 from .redaction import refuse_leaks, scrub_headers, scrub_url
 from .structdiff import differences
 

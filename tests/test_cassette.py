@@ -29,10 +29,10 @@ from fcreplay.cassette import (
     load_cassette,
     read_interactions,
     write_cassette,
-    write_text_atomically,
 )
 from fcreplay.errors import InputError
 from fcreplay.exchange import StreamEvent
+from fcreplay.files import write_text_atomically
 from fcreplay.sse import format_sse
 
 CHAT_URL = "https://api.openai.com/v1/chat/completions"

@@ -39,8 +39,8 @@ def diff(config_path: str | None, run: str | None, output_format: str, output: s
     Each differing entry is classed regression, fix, changed, flaky, new or
     missing, with argument-level differences. Exit 1 when anything differs.
     """
-    from ..cassette import write_text_atomically
     from ..config import load_config
+    from ..files import write_text_atomically
     from ..goldendiff import diff_run
     from .runarg import read_run
 

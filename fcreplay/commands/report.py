@@ -33,7 +33,7 @@ def command(
     runs folder). Every figure is recomputed from the run log alone; attempts
     with transport errors are counted apart and left out of the denominators.
     """
-    from ..cassette import write_text_atomically
+    from ..files import write_text_atomically
     from ..report import render
     from .runarg import read_run
 
