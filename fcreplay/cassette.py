@@ -18,7 +18,7 @@ fcreplay's own format is JSON with bodies stored decoded and readable:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,12 +185,34 @@ def cassette_text(interactions: Iterable[Interaction], meta: CassetteMeta) -> st
 
     Raises ValueError for a value JSON cannot carry (NaN, infinity).
     """
-    document = {
-        "version": CASSETTE_VERSION,
-        "fcreplay": meta.to_json(),
-        "interactions": [interaction_json(interaction) for interaction in interactions],
-    }
-    return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return assemble_cassette(meta, [interaction_text(i) for i in interactions])
+
+
+def interaction_text(interaction: Interaction) -> str:
+    """One interaction as it stands in a cassette's text (indented for its place).
+
+    Indented JSON is written by Python's slow pure-Python encoder, so a recorder
+    serializes each interaction once and reassembles the cassette from the texts.
+    """
+    text = json.dumps(interaction_json(interaction), indent=1, ensure_ascii=False, allow_nan=False)
+    return _ELEMENT_INDENT + text.replace("\n", "\n" + _ELEMENT_INDENT)
+
+
+def assemble_cassette(meta: CassetteMeta, texts: Sequence[str]) -> str:
+    """A whole cassette from its interactions' texts; the same as one `json.dumps`."""
+    head = json.dumps(
+        {"version": CASSETTE_VERSION, "fcreplay": meta.to_json(), "interactions": []},
+        indent=1,
+        ensure_ascii=False,
+    )
+    if not texts:
+        return head + "\n"
+    return head[: -len(_EMPTY_TAIL)] + "[\n" + ",\n".join(texts) + "\n ]\n}\n"
+
+
+_ELEMENT_INDENT = "  "
+"""An interaction sits at depth 2: in the document, in its `interactions` list."""
+_EMPTY_TAIL = "[]\n}"
 
 
 # --- vcrpy serializer ------------------------------------------------------------------

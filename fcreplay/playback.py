@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import marshal
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from .attempt import AttemptAborted, RequestDrift
-from .canonical import same_value, sorted_json
+from .canonical import same_value
 from .cassette import (
     Cassette,
     CassetteMeta,
@@ -18,7 +20,8 @@ from .cassette import (
     RecordedRequest,
     RecordedResponse,
     UnreadableInteraction,
-    cassette_text,
+    assemble_cassette,
+    interaction_text,
     load_cassette,
 )
 from .errors import InputError
@@ -44,8 +47,13 @@ class Take:
     step: int
     interaction: Interaction
     request_sha256: str | None = None
-    """Hash of the request body as recorded (`WireRequest.body_sha256`): replay
-    compares it with the rebuilt request's instead of dumping the recorded body."""
+    """Hash of the request body as recorded (`WireRequest.body_sha256`); a replayed
+    request that matches inherits it instead of serializing its body to hash it."""
+
+    @cached_property
+    def text(self) -> str:
+        """The take as it stands in the cassette's text, serialized once."""
+        return interaction_text(replace(self.interaction, label=_label(self)))
 
 
 class Tape:
@@ -107,10 +115,7 @@ class Tape:
     def save(self, secrets: Sequence[str]) -> None:
         """Write the cassette atomically, refusing it if it would hold a credential."""
         ordered = sorted(self._takes, key=lambda take: take.attempt)
-        text = cassette_text(
-            [replace(take.interaction, label=_label(take)) for take in ordered],
-            self.meta,
-        )
+        text = assemble_cassette(self.meta, [take.text for take in ordered])
         refuse_leaks(text, secrets, where=f"cassette {self.path}")
         write_text_atomically(self.path, text)
 
@@ -232,16 +237,26 @@ def _same_request(take: Take, request: WireRequest) -> bool:
     """Whether the rebuilt request's body is the recorded one.
 
     Nearly every replayed request matches, so the common case must be cheap:
-    `==` (C speed, but `true == 1`) together with the recorded hash (which tells
-    `true` from `1`) settles it without serializing the recorded body.
+    marshal is C speed and exact (it tells `true` from `1`, unlike `==`), and an
+    adapter builds keys in a fixed order, so equal bodies give equal bytes. Any
+    other case (keys reordered, `1.0` for `1`) gets the canonical comparison.
     """
     recorded = take.interaction.request.body
-    if take.request_sha256 is not None:
-        if recorded == request.body and take.request_sha256 == request.body_sha256:
-            return True
-    elif sorted_json(recorded) == request.body_json:
+    exact = _exact(recorded)
+    if exact is not None and exact == _exact(request.body):
+        if take.request_sha256 is not None:
+            request.assume_sha256(take.request_sha256)
         return True
-    return same_value(recorded, request.body)  # e.g. 1.0 where 1 was recorded
+    return same_value(recorded, request.body)
+
+
+def _exact(value: Any) -> bytes | None:
+    # Version 0 writes values only: later versions also record which strings are
+    # interned or shared, which differs between a loaded and a built body.
+    try:
+        return marshal.dumps(value, 0)
+    except ValueError:  # not plain data (an odd cassette): let same_value decide
+        return None
 
 
 def _label(take: Take) -> dict[str, Any]:

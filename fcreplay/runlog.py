@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import InputError
+from .files import write_text_atomically
 
 SCHEMA_VERSION = 1
 
@@ -40,6 +41,8 @@ class RunLogContents:
     """Line number of an incomplete last line (a write cut short), which was ignored."""
     complete_bytes: int = 0
     """Length of the file up to the end of the last complete record."""
+    spans: tuple[tuple[int, int], ...] = ()
+    """Byte range of each record's line, newline included, parallel to `records`."""
 
 
 def read_run_log(path: Path) -> RunLogContents:
@@ -54,6 +57,8 @@ def read_run_log(path: Path) -> RunLogContents:
         raise InputError.at(path, None, "run log not found") from None
     *complete, tail = data.split(b"\n")
     records: list[dict[str, Any]] = []
+    spans: list[tuple[int, int]] = []
+    start = 0
     for number, raw in enumerate(complete, start=1):
         try:
             record = json.loads(raw)
@@ -62,11 +67,14 @@ def read_run_log(path: Path) -> RunLogContents:
         if not isinstance(record, dict):
             raise InputError.at(path, number, "not a JSON object; the run log is damaged")
         records.append(record)
+        spans.append((start, start + len(raw) + 1))
+        start += len(raw) + 1
     # Records always end with a newline, so anything after the last one is a torn write.
     return RunLogContents(
         tuple(records),
         torn_line=len(complete) + 1 if tail else None,
         complete_bytes=len(data) - len(tail),
+        spans=tuple(spans),
     )
 
 
@@ -78,7 +86,14 @@ class RunLogWriter:
     again and skips the sync.
     """
 
-    def __init__(self, path: Path, *, truncate_to: int | None = None, durable: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        truncate_to: int | None = None,
+        durable: bool = True,
+        spans: dict[AttemptKey, tuple[int, int]] | None = None,
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._durable = durable
@@ -87,11 +102,16 @@ class RunLogWriter:
             # A torn tail from an earlier crash: cut it so the next record starts clean.
             self._stream.truncate(truncate_to)
             self._stream.seek(truncate_to)
+        self._end = self._stream.seek(0, os.SEEK_END)
+        self.spans: dict[AttemptKey, tuple[int, int]] = dict(spans or {})
+        """Where each record's line is, so the log can be reordered without parsing it."""
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record and make it durable before returning."""
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        self._stream.write(line.encode("utf-8"))
+        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        self._stream.write(line)
+        self.spans[attempt_key(record)] = (self._end, self._end + len(line))
+        self._end += len(line)
         self._stream.flush()  # a killed process keeps what was flushed
         if self._durable:  # a crashed machine keeps only what was synced
             os.fsync(self._stream.fileno())
@@ -107,23 +127,21 @@ class RunLogWriter:
         self.close()
 
 
-def rewrite_sorted(path: Path, order: Iterable[AttemptKey]) -> None:
+def rewrite_in_order(
+    path: Path, spans: dict[AttemptKey, tuple[int, int]], order: Iterable[AttemptKey]
+) -> None:
     """Rewrite a finished run log in plan order, atomically (temp file + rename).
 
     Attempts are appended in completion order, which concurrency makes
-    arbitrary; a finished log is put back in a stable order for readers and diffs.
+    arbitrary; a finished log is put back in a stable order for readers and
+    diffs. Lines are moved as bytes, never parsed again.
     """
-    contents = read_run_log(path)
-    position = {key: index for index, key in enumerate(order)}
-    records = sorted(contents.records, key=lambda r: (position.get(attempt_key(r), len(position)),))
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("wb") as stream:
-        for record in records:
-            line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-            stream.write(line.encode("utf-8"))
-        stream.flush()
-        os.fsync(stream.fileno())
-    os.replace(temporary, path)
+    data = path.read_bytes()
+    listed = [key for key in order if key in spans]
+    planned = set(listed)
+    rest = sorted(span for key, span in spans.items() if key not in planned)
+    pieces = [data[start:end] for start, end in [spans[key] for key in listed] + rest]
+    write_text_atomically(path, b"".join(pieces).decode("utf-8"))
 
 
 def run_log_path(runs: Path, run_id: str) -> Path:

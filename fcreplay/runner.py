@@ -26,7 +26,7 @@ from .runlog import (
     attempt_key,
     new_run_id,
     read_run_log,
-    rewrite_sorted,
+    rewrite_in_order,
     run_log_path,
 )
 from .suite import Suite
@@ -107,11 +107,15 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
     run_id = options.resume or new_run_id(options.mode)
     log_path = run_log_path(runs, run_id)
     done: set[AttemptKey] = set()
+    spans: dict[AttemptKey, tuple[int, int]] = {}
     truncate_to = None
     notes: list[str] = []
     if options.resume:
         contents = read_run_log(log_path)
         done = {attempt_key(r) for r in contents.records}
+        spans = {
+            attempt_key(r): span for r, span in zip(contents.records, contents.spans, strict=True)
+        }
         if contents.torn_line is not None:
             truncate_to = contents.complete_bytes
             notes.append(
@@ -143,7 +147,8 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
     lock = threading.Lock()
     records: list[dict[str, Any]] = []
     durable = options.mode == "record"
-    with RunLogWriter(log_path, truncate_to=truncate_to, durable=durable) as writer:
+    writer = RunLogWriter(log_path, truncate_to=truncate_to, durable=durable, spans=spans)
+    with writer:
 
         def emit(record: dict[str, Any]) -> None:
             with lock:
@@ -166,7 +171,7 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
             progress.finish()
             for transport in run.transports.values():
                 transport.close()
-    rewrite_sorted(log_path, order)
+    rewrite_in_order(log_path, writer.spans, order)
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[attempt_key(r)])
     return RunResult(run_id, log_path, tuple(records), skipped=len(done), notes=tuple(notes))

@@ -60,3 +60,18 @@ def test_a_request_past_the_recording_is_a_missing_interaction() -> None:
     with pytest.raises(AttemptAborted, match="fcreplay record --case x") as caught:
         player.exchange(WireRequest("POST", "/chat/completions", {}, BODY), step=1)
     assert caught.value.kind == "missing_interaction"
+
+
+def test_a_rebuilt_body_matches_though_its_strings_are_other_objects() -> None:
+    # A body read from JSON has its own string objects; one built in memory shares and
+    # interns them. The fast comparison must see values only.
+    import json
+    import sys
+
+    shared = "a long system prompt " * 5
+    built = {"messages": [{"role": sys.intern("system"), "content": shared}, {"c": shared}]}
+    loaded = json.loads(json.dumps(built))
+    request = WireRequest("POST", "/chat/completions", {}, built)
+    player = ReplayPlayer([take(loaded, hashed=True)], cassette=Path("c.json"), record_hint="x")
+    player.exchange(request, step=0)
+    assert "body_json" not in request.__dict__  # settled without serializing the body

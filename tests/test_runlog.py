@@ -14,7 +14,7 @@ from fcreplay.runlog import (
     new_run_id,
     newest_run_log,
     read_run_log,
-    rewrite_sorted,
+    rewrite_in_order,
 )
 
 
@@ -65,14 +65,25 @@ def test_damage_in_the_middle_is_an_input_error(tmp_path: Path) -> None:
     assert caught.value.problems[0].line == 2
 
 
-def test_rewrite_sorted_puts_records_in_plan_order(tmp_path: Path) -> None:
+def test_a_finished_log_is_rewritten_in_plan_order(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     with RunLogWriter(path) as writer:
+        writer.append(record("c", 1))
+    # A resumed run: the earlier record's place comes from reading the log.
+    earlier = read_run_log(path)
+    known = {attempt_key(r): span for r, span in zip(earlier.records, earlier.spans, strict=True)}
+    with RunLogWriter(path, spans=known) as writer:
         for case, attempt in [("b", 2), ("a", 1), ("b", 1)]:
             writer.append(record(case, attempt))
-    order = [("t", "auto", "a", 1), ("t", "auto", "b", 1), ("t", "auto", "b", 2)]
-    rewrite_sorted(path, order)
+    order = [
+        ("t", "auto", "a", 1),
+        ("t", "auto", "b", 1),
+        ("t", "auto", "b", 2),
+        ("t", "auto", "c", 1),
+    ]
+    rewrite_in_order(path, writer.spans, order)
     assert [attempt_key(r) for r in read_run_log(path).records] == order
+    assert "ä" in path.read_text(encoding="utf-8")
 
 
 def test_run_ids_sort_by_time_and_newest_is_found(tmp_path: Path) -> None:
