@@ -88,8 +88,9 @@ def run_attempt(
     history += list(unit.case.messages)
     turns = _Turns()
     first_request: WireRequest | None = None
+    # The first turn, plus the following one-call turns when calls come one per turn:
+    # judged together against the case's expectation.
     phase: list[Decision] = []
-    """The first turn, plus the following one-call turns when calls come one per turn."""
     phase_open, then_checked = True, False
     expectation, then, contract = unit.expectation, unit.case.then, suite.contract
     aborted: AttemptAborted | ProviderError | None = None

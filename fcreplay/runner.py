@@ -54,7 +54,8 @@ class RunOptions:
     cassettes_dir: Path | None = None
     """Where cassettes are (default: the suite's `cassettes`)."""
     processes: int | None = None
-    """Worker processes for a replay; None: as many as the CPUs this process may use."""
+    """Worker processes for a replay; None: one per usable CPU once the replay is large
+    enough to repay starting them (see `_processes`)."""
     observer: CassetteObserver | None = None
     """Also shown every cassette the run reads (check feeds schema diff this way, so
     cassettes are read once); in worker processes each chunk gets a fresh one that
