@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import threading
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from .adapters import Adapter, get_adapter
-from .attempt import run_attempt
+from .attempt import AttemptAborted, run_attempt
 from .cassette import Cassette, CassetteMeta
 from .config import Target
 from .errors import InputError
@@ -375,8 +376,6 @@ def _missing_cassette(
     hint: str,
     adapter: Adapter,
 ) -> dict[str, Any]:
-    from .attempt import AttemptAborted
-
     class _NoCassette:
         def exchange(self, request: Any, *, step: int) -> Any:
             raise AttemptAborted("missing_cassette", f"no cassette {path}; record it with `{hint}`")
@@ -390,6 +389,4 @@ def _missing_cassette(
 
 
 def _json(record: dict[str, Any]) -> str:
-    import json
-
     return json.dumps(record, ensure_ascii=False)
