@@ -34,16 +34,16 @@ from urllib.parse import urlsplit
 import domain
 
 import fcreplay
-from fcreplay import __version__
 from fcreplay.adapters import ADAPTERS, Adapter, get_adapter
-from fcreplay.cassette import FORMAT as CASSETTE_FORMAT
+from fcreplay.cassettes.sse import parse_sse
+from fcreplay.cassettes.store import FORMAT as CASSETTE_FORMAT
+from fcreplay.engine.progress import Progress
+from fcreplay.engine.runner import RunOptions, run_suite
 from fcreplay.exchange import HttpExchange, WireRequest, WireResponse
-from fcreplay.golden import GOLDEN_FORMAT
-from fcreplay.progress import Progress
-from fcreplay.runner import RunOptions, run_suite
-from fcreplay.simulator import Reply, Simulator, base_urls, parse_script
-from fcreplay.sse import parse_sse
-from fcreplay.suite import load_suite
+from fcreplay.golden.store import GOLDEN_FORMAT
+from fcreplay.inputs.suite import load_suite
+from fcreplay.simulator.server import Reply, Simulator, base_urls, parse_script
+from fcreplay.version import __version__
 
 GENERATOR_VERSION = "1"
 """Bump when the generated content changes (contract, cases, script, configuration)."""

@@ -15,9 +15,9 @@ import os
 import sys
 import time
 
-from fcreplay.progress import Progress
-from fcreplay.runner import RunOptions, run_suite
-from fcreplay.suite import load_suite
+from fcreplay.engine.progress import Progress
+from fcreplay.engine.runner import RunOptions, run_suite
+from fcreplay.inputs.suite import load_suite
 
 
 def main(argv: list[str]) -> int:

@@ -213,7 +213,7 @@ def convert_for_vcrpy(folder: Path) -> dict[str, Any]:
     """
     from vcr.serializers import yamlserializer
 
-    from fcreplay.cassette import SERIALIZER
+    from fcreplay.cassettes.store import SERIALIZER
 
     target = folder / "vcrpy"
     marker = target / "converted.json"
@@ -358,10 +358,10 @@ def record_benchmark(size: int, seed: int, wanted: int, repeat: int = 1) -> dict
 
 def _record_once(size: int, seed: int, chosen: list[str], concurrency: int) -> dict[str, Any]:
     """One recording run into a fresh folder, from a fresh simulator; checks its run log."""
-    from fcreplay.plan import plan_units
+    from fcreplay.engine.plan import plan_units
+    from fcreplay.inputs.suite import load_suite
     from fcreplay.runlog import attempt_key, read_run_log
-    from fcreplay.simulator import running_simulator
-    from fcreplay.suite import load_suite
+    from fcreplay.simulator.server import running_simulator
 
     folder = generate.data_dir(size)
     with tempfile.TemporaryDirectory(prefix="fcreplay-record-") as scratch_name:
@@ -422,7 +422,7 @@ def profile_check(folder: Path, scratch: Path, top: int = 15) -> dict[str, str]:
 
 def profile_record(size: int, seed: int, scratch: Path, top: int = 15) -> dict[str, str]:
     """cProfile the recorder at concurrency 1 (its work per exchange; threads are not profiled)."""
-    from fcreplay.simulator import running_simulator
+    from fcreplay.simulator.server import running_simulator
 
     folder = generate.data_dir(size)
     cases, _ = generate.build_cases(size, seed)

@@ -9,39 +9,39 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from fcreplay.version import __version__
 
 if TYPE_CHECKING:
-    from .canonical import canonical_json as canonical_json
-    from .cases import Case as Case
-    from .cases import Expectation as Expectation
-    from .cases import ExpectedCall as ExpectedCall
-    from .cases import load_cases as load_cases
-    from .contract import Contract as Contract
-    from .contract import ToolSpec as ToolSpec
-    from .contract import load_contract as load_contract
-    from .decision import Decision as Decision
-    from .decision import ProviderError as ProviderError
-    from .decision import ToolCall as ToolCall
-    from .decision import signature as signature
-    from .errors import FcreplayError as FcreplayError
-    from .errors import InputError as InputError
-    from .finding import Finding as Finding
-    from .repair import ArgumentCheck as ArgumentCheck
-    from .repair import check_arguments as check_arguments
-    from .validator import check_expectation as check_expectation
-    from .validator import validate_call as validate_call
-    from .validator import validate_decision as validate_decision
+    from fcreplay.canonical import canonical_json as canonical_json
+    from fcreplay.decision import Decision as Decision
+    from fcreplay.decision import ProviderError as ProviderError
+    from fcreplay.decision import ToolCall as ToolCall
+    from fcreplay.decision import signature as signature
+    from fcreplay.errors import FcreplayError as FcreplayError
+    from fcreplay.errors import InputError as InputError
+    from fcreplay.finding import Finding as Finding
+    from fcreplay.inputs.cases import Case as Case
+    from fcreplay.inputs.cases import Expectation as Expectation
+    from fcreplay.inputs.cases import ExpectedCall as ExpectedCall
+    from fcreplay.inputs.cases import load_cases as load_cases
+    from fcreplay.inputs.contract import Contract as Contract
+    from fcreplay.inputs.contract import ToolSpec as ToolSpec
+    from fcreplay.inputs.contract import load_contract as load_contract
+    from fcreplay.judge.expectations import check_expectation as check_expectation
+    from fcreplay.judge.expectations import validate_call as validate_call
+    from fcreplay.judge.expectations import validate_decision as validate_decision
+    from fcreplay.judge.repair import ArgumentCheck as ArgumentCheck
+    from fcreplay.judge.repair import check_arguments as check_arguments
 
 _EXPORTS: dict[str, str] = {
-    "Case": "cases",
-    "ExpectedCall": "cases",
-    "Expectation": "cases",
-    "load_cases": "cases",
+    "Case": "inputs.cases",
+    "ExpectedCall": "inputs.cases",
+    "Expectation": "inputs.cases",
+    "load_cases": "inputs.cases",
     "canonical_json": "canonical",
-    "Contract": "contract",
-    "ToolSpec": "contract",
-    "load_contract": "contract",
+    "Contract": "inputs.contract",
+    "ToolSpec": "inputs.contract",
+    "load_contract": "inputs.contract",
     "Decision": "decision",
     "ProviderError": "decision",
     "ToolCall": "decision",
@@ -49,11 +49,11 @@ _EXPORTS: dict[str, str] = {
     "FcreplayError": "errors",
     "InputError": "errors",
     "Finding": "finding",
-    "ArgumentCheck": "repair",
-    "check_arguments": "repair",
-    "check_expectation": "validator",
-    "validate_call": "validator",
-    "validate_decision": "validator",
+    "ArgumentCheck": "judge.repair",
+    "check_arguments": "judge.repair",
+    "check_expectation": "judge.expectations",
+    "validate_call": "judge.expectations",
+    "validate_decision": "judge.expectations",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .goldendiff import GoldenDiff, diff_run
-from .progress import Progress
-from .report import build_report
-from .runner import RunOptions, RunResult, run_suite
-from .schemadiff import SchemaDiffer, SchemaDiffResult
-from .suite import Suite
+from fcreplay.engine.progress import Progress
+from fcreplay.engine.runner import RunOptions, RunResult, run_suite
+from fcreplay.golden.diff import GoldenDiff, diff_run
+from fcreplay.inputs.suite import Suite
+from fcreplay.render.report import build_report
+from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
 
 REASONS = {
     "regression": "a golden entry that passed now fails",

@@ -13,8 +13,8 @@ from typing import Any, NoReturn
 
 import click
 
-from . import __version__
-from .errors import FcreplayError, InputError, SecretLeakError
+from fcreplay.errors import FcreplayError, InputError, SecretLeakError
+from fcreplay.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("fcreplay.commands.check", "CI check: replay, schema diff, golden diff."),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .canonical import canonical_json
+from fcreplay.canonical import canonical_json
 
 DecisionKind = Literal["tool_call", "text", "refusal", "invalid"]
 DECISION_KINDS: tuple[DecisionKind, ...] = ("tool_call", "text", "refusal", "invalid")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from .canonical import sorted_json
+from fcreplay.canonical import sorted_json
 
 Role = Literal["system", "user", "assistant"]
 ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]

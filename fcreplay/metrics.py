@@ -43,7 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .canonical import canonical_json
+from fcreplay.canonical import canonical_json
 
 METRICS = (
     "decision_accuracy",

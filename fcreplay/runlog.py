@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import InputError
-from .files import write_text_atomically
+from fcreplay.atomic import write_text_atomically
+from fcreplay.errors import InputError
 
 SCHEMA_VERSION = 1
 

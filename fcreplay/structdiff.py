@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .jsonsource import pointer
+from fcreplay.sources import pointer
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(missing)"})()
 """Stands for a key or item present on one side only."""

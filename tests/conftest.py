@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fcreplay.contract import Contract, load_contract
+from fcreplay.inputs.contract import Contract, load_contract
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "contracts" / "delivery_tools.json"

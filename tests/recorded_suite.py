@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from fcreplay.runner import RunOptions, RunResult, run_suite
-from fcreplay.simulator import base_urls, running_simulator
-from fcreplay.suite import load_suite
+from fcreplay.engine.runner import RunOptions, RunResult, run_suite
+from fcreplay.inputs.suite import load_suite
+from fcreplay.simulator.server import base_urls, running_simulator
 
 from .conftest import ROOT
 

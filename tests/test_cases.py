@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from fcreplay.cases import load_cases
-from fcreplay.contract import Contract
 from fcreplay.errors import InputError
+from fcreplay.inputs.cases import load_cases
+from fcreplay.inputs.contract import Contract
 
 from .conftest import CASES
 

@@ -17,7 +17,9 @@ import pytest
 import vcr
 import yaml
 
-from fcreplay.cassette import (
+from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes.sse import format_sse
+from fcreplay.cassettes.store import (
     SERIALIZER,
     SERIALIZER_NAME,
     CassetteMeta,
@@ -32,8 +34,6 @@ from fcreplay.cassette import (
 )
 from fcreplay.errors import InputError
 from fcreplay.exchange import StreamEvent
-from fcreplay.files import write_text_atomically
-from fcreplay.sse import format_sse
 
 CHAT_URL = "https://api.openai.com/v1/chat/completions"
 GEMINI_STREAM_URL = (
@@ -351,7 +351,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> 
 def test_reading_the_own_format_imports_neither_vcr_nor_yaml(tmp_path: Path) -> None:
     path = write_cassette(tmp_path / "c.json", sample_interactions() * 3, META)
     code = (
-        "import sys; from fcreplay.cassette import read_interactions; "
+        "import sys; from fcreplay.cassettes.store import read_interactions; "
         f"assert len(read_interactions({str(path)!r})) == 15; "
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('vcr', 'yaml')); "
         "print(heavy)"

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from fcreplay.cli import run
+from fcreplay.inputs.suite import Suite
 from fcreplay.metrics import METRICS
-from fcreplay.report import rate
-from fcreplay.schemadiff import SchemaDiffer
-from fcreplay.suite import Suite
+from fcreplay.render.report import rate
+from fcreplay.schemadiff.differ import SchemaDiffer
 
 from .conftest import ROOT
 from .recorded_suite import edit_argument, recorded_copy, replay

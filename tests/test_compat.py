@@ -11,9 +11,9 @@ import pytest
 
 from fcreplay.adapters import anthropic, gemini, openai_chat
 from fcreplay.cli import run
-from fcreplay.compat import CompatIssue, check_target
-from fcreplay.config import Target
-from fcreplay.contract import Contract, ToolSpec
+from fcreplay.inputs.config import Target
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.lint.suite import CompatIssue, check_target
 
 ADAPTERS = ("openai_chat", "openai_responses", "anthropic", "gemini")
 

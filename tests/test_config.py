@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fcreplay.config import find_config, load_config
 from fcreplay.errors import InputError
+from fcreplay.inputs.config import find_config, load_config
 
 BASE = """\
 contract = "contracts/delivery_tools.json"

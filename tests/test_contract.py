@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from fcreplay.canonical import canonical_hash
-from fcreplay.contract import load_contract
 from fcreplay.errors import InputError
+from fcreplay.inputs.contract import load_contract
 
 from .conftest import CONTRACT
 

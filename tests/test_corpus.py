@@ -25,10 +25,10 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.responses import Response, ResponseStreamEvent
 
-from fcreplay.cassette import Interaction, read_interactions
+from fcreplay.cassettes.inspection import OTHER, inspect_file
+from fcreplay.cassettes.store import Interaction, read_interactions
 from fcreplay.cli import run
 from fcreplay.exchange import StreamEvent
-from fcreplay.inspection import OTHER, inspect_file
 
 CORPUS = Path(__file__).parents[1] / ".." / "shared" / "corpus"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from fcreplay.contract import Contract
 from fcreplay.decision import ToolCall
 from fcreplay.errors import InputError
-from fcreplay.executor import load_executor
+from fcreplay.inputs.contract import Contract
+from fcreplay.inputs.tool_results import load_executor
 
 from .conftest import ROOT
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from fcreplay.cli import run
-from fcreplay.golden import GoldenEntry, SignatureCount
-from fcreplay.goldendiff import classify
+from fcreplay.golden.diff import classify
+from fcreplay.golden.store import GoldenEntry, SignatureCount
 
 from .recorded_suite import edit_argument, recorded_copy, replay
 

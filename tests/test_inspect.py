@@ -15,7 +15,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from fcreplay.cassette import (
+from fcreplay.cassettes.inspection import api_of, render_text
+from fcreplay.cassettes.store import (
     CassetteMeta,
     Interaction,
     RecordedRequest,
@@ -24,7 +25,6 @@ from fcreplay.cassette import (
 )
 from fcreplay.cli import cli, run
 from fcreplay.exchange import StreamEvent
-from fcreplay.inspection import api_of, render_text
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 CHAT_URL = "https://api.openai.com/v1/chat/completions"
@@ -291,7 +291,7 @@ def test_help_imports_no_cassette_library_or_adapter() -> None:
         "import sys; from fcreplay.cli import run; run(['--help']); run(['inspect', '--help']); "
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('vcr', 'yaml') "
         "or m.startswith('fcreplay.adapters') "
-        "or m in ('fcreplay.cassette', 'fcreplay.inspection')]; "
+        "or m in ('fcreplay.cassettes.store', 'fcreplay.cassettes.inspection')]; "
         "print(sorted(heavy), file=sys.stderr)"
     )
     result = subprocess.run(

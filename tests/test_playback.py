@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from fcreplay.attempt import AttemptAborted, RequestDrift
-from fcreplay.cassette import Interaction, RecordedRequest, RecordedResponse
+from fcreplay.cassettes.store import Interaction, RecordedRequest, RecordedResponse
+from fcreplay.engine.attempt import AttemptAborted, RequestDrift
+from fcreplay.engine.players import ReplayPlayer, Take
 from fcreplay.exchange import WireRequest
-from fcreplay.playback import ReplayPlayer, Take
 
 BODY = {"model": "m", "stream": False, "temperature": 0.0, "tools": [{"name": "a"}]}
 

@@ -17,7 +17,7 @@ import pytest
 
 from fcreplay.cli import run
 from fcreplay.runlog import attempt_key, read_run_log
-from fcreplay.simulator import running_simulator
+from fcreplay.simulator.server import running_simulator
 
 from .conftest import ROOT
 
@@ -191,7 +191,7 @@ def test_a_fake_key_reaches_the_server_but_no_file(
     config.write_text(text, encoding="utf-8")
     monkeypatch.setenv("FCREPLAY_TEST_KEY", key)
     seen: list[str] = []
-    from fcreplay import transport
+    from fcreplay.engine import transport
 
     original = transport.HttpTransport.send
 
@@ -299,8 +299,8 @@ def without_ids(record: dict[str, Any]) -> Any:
 
 
 def test_replay_in_worker_processes_equals_replay_in_one(suite_dir: Path) -> None:
-    from fcreplay.runner import RunOptions, run_suite
-    from fcreplay.suite import load_suite
+    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(suite_dir / "fcreplay.toml")
     cassettes = ROOT / "cassettes"
@@ -316,9 +316,9 @@ def test_replay_in_worker_processes_equals_replay_in_one(suite_dir: Path) -> Non
 def test_schema_diff_fed_by_the_replay_equals_the_standalone_one(
     suite_dir: Path, processes: int
 ) -> None:
-    from fcreplay.runner import RunOptions, run_suite
-    from fcreplay.schemadiff import SchemaDiffer, schema_diff
-    from fcreplay.suite import load_suite
+    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.inputs.suite import load_suite
+    from fcreplay.schemadiff.differ import SchemaDiffer, schema_diff
 
     suite = load_suite(suite_dir / "fcreplay.toml")
     cassettes = ROOT / "cassettes"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from fcreplay.cassettes.redaction import leaks, refuse_leaks, scrub_headers, scrub_url
 from fcreplay.errors import SecretLeakError
-from fcreplay.redaction import leaks, refuse_leaks, scrub_headers, scrub_url
 
 
 def test_credential_headers_are_dropped() -> None:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from fcreplay.contract import Contract
 from fcreplay.decision import ToolCall
-from fcreplay.repair import check_arguments
+from fcreplay.inputs.contract import Contract
+from fcreplay.judge.repair import check_arguments
 
 QUOTE = {"origin": "Казань", "destination": "Самара", "weight_kg": 2.5, "service": "express"}
 

@@ -14,7 +14,7 @@ import pytest
 
 from fcreplay.cli import run
 from fcreplay.metrics import METRICS
-from fcreplay.report import ERROR_COLUMNS, build_report
+from fcreplay.render.report import ERROR_COLUMNS, build_report
 from fcreplay.runlog import RunLogWriter, newest_run_log, read_run_log
 
 from .recorded_suite import recorded_copy

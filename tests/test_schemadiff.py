@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
-from fcreplay import schemadiff, schemadrift, structdiff
+from fcreplay import structdiff
+from fcreplay.schemadiff import classes as schemadrift
+from fcreplay.schemadiff import differ as schemadiff
 from fcreplay.adapters import gemini, get_adapter, openai_chat
-from fcreplay.cassette import (
+from fcreplay.cassettes.store import (
     Cassette,
     CassetteMeta,
     Interaction,
@@ -29,14 +31,14 @@ from fcreplay.cassette import (
     write_cassette,
 )
 from fcreplay.cli import run
-from fcreplay.contract import ToolSpec
+from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
 from fcreplay.errors import InputError
 from fcreplay.exchange import HistoryItem, Message, RequestSettings, WireRequest
-from fcreplay.plan import Unit, plan_units, unit_settings, unit_tools
-from fcreplay.schemadiff import schema_diff
-from fcreplay.schemadrift import CLASSES, classify
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.inputs.suite import Suite, load_suite
+from fcreplay.schemadiff.classes import CLASSES, classify
+from fcreplay.schemadiff.differ import schema_diff
 from fcreplay.structdiff import MISSING
-from fcreplay.suite import Suite, load_suite
 
 from .conftest import ROOT
 
@@ -580,8 +582,8 @@ def test_ten_thousand_requests_take_well_under_a_second(
 def test_cassettes_recorded_against_the_simulator_pass(
     suite_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fcreplay.runner import RunOptions, run_suite
-    from fcreplay.simulator import base_urls, running_simulator
+    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.simulator.server import base_urls, running_simulator
 
     with running_simulator(ROOT / "cases" / "delivery_simulator.json") as url:
         urls = base_urls(url)

@@ -24,9 +24,8 @@ import httpx
 import pytest
 
 from fcreplay.adapters import ADAPTERS, Adapter, get_adapter
-from fcreplay.cases import Case, load_cases
+from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cli import run
-from fcreplay.contract import Contract
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.errors import InputError
 from fcreplay.exchange import (
@@ -36,8 +35,11 @@ from fcreplay.exchange import (
     RequestView,
     ToolChoice,
 )
-from fcreplay.executor import FakeExecutor, load_executor
-from fcreplay.simulator import (
+from fcreplay.inputs.cases import Case, load_cases
+from fcreplay.inputs.contract import Contract
+from fcreplay.inputs.tool_results import FakeExecutor, load_executor
+from fcreplay.judge.expectations import check_expectation
+from fcreplay.simulator.server import (
     Answer,
     Profile,
     ScriptedCall,
@@ -47,8 +49,6 @@ from fcreplay.simulator import (
     parse_script,
     running_simulator,
 )
-from fcreplay.sse import parse_sse
-from fcreplay.validator import check_expectation
 
 from .conftest import CASES, ROOT
 

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fcreplay
-from fcreplay.cases import Case, load_cases
-from fcreplay.contract import Contract
 from fcreplay.decision import Decision, ToolCall
-from fcreplay.validator import check_expectation, validate_call, validate_decision
+from fcreplay.inputs.cases import Case, load_cases
+from fcreplay.inputs.contract import Contract
+from fcreplay.judge.expectations import check_expectation, validate_call, validate_decision
 
 from .conftest import CASES
 

@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
-    from ..contract import ToolSpec
-    from ..decision import Decision, ProviderError
-    from ..exchange import (
+    from fcreplay.decision import Decision, ProviderError
+    from fcreplay.exchange import (
         HistoryItem,
         RequestSettings,
         RequestView,
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
         WireRequest,
         WireResponse,
     )
+    from fcreplay.inputs.contract import ToolSpec
 
 ADAPTERS: dict[str, str] = {
     "openai_chat": "fcreplay.adapters.openai_chat",

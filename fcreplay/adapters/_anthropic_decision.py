@@ -7,11 +7,16 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..decision import Decision, DecisionKind, ProviderError, Stop
-from ..exchange import StreamEvent
-from . import _wire
-from ._anthropic_errors import is_error_envelope, is_error_event, read_error, status_of_error
-from ._wire import map_stop
+from fcreplay.adapters import _wire
+from fcreplay.adapters._anthropic_errors import (
+    is_error_envelope,
+    is_error_event,
+    read_error,
+    status_of_error,
+)
+from fcreplay.adapters._wire import map_stop
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop
+from fcreplay.exchange import StreamEvent
 
 _STOP: dict[str, Stop] = {
     "tool_use": "tool_call",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..decision import ProviderError
-from ..exchange import StreamEvent
-from ._wire import is_retryable
+from fcreplay.adapters._wire import is_retryable
+from fcreplay.decision import ProviderError
+from fcreplay.exchange import StreamEvent
 
 STATUS_BY_ERROR_TYPE: dict[str, int] = {
     "invalid_request_error": 400,

@@ -7,11 +7,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..canonical import canonical_hash
-from ..decision import Decision, DecisionKind, ProviderError
-from ..exchange import StreamEvent, WireResponse
-from . import _wire
-from ._anthropic_errors import STATUS_BY_ERROR_TYPE
+from fcreplay.adapters import _wire
+from fcreplay.adapters._anthropic_errors import STATUS_BY_ERROR_TYPE
+from fcreplay.canonical import canonical_hash
+from fcreplay.decision import Decision, DecisionKind, ProviderError
+from fcreplay.exchange import StreamEvent, WireResponse
 
 _ERROR_TYPE_BY_STATUS: dict[int, str] = {
     status: kind for kind, status in STATUS_BY_ERROR_TYPE.items()

@@ -6,8 +6,8 @@ import json
 import re
 from typing import Any
 
-from ..decision import ProviderError
-from ._wire import as_list, is_retryable
+from fcreplay.adapters._wire import as_list, is_retryable
+from fcreplay.decision import ProviderError
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?)s\s*$")
 

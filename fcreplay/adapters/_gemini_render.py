@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..canonical import canonical_hash
-from ..decision import Decision, ProviderError, Stop
-from ..exchange import StreamEvent, WireResponse
-from . import _wire
-from ._gemini_decision import BLOCK_PREFIX
+from fcreplay.adapters import _wire
+from fcreplay.adapters._gemini_decision import BLOCK_PREFIX
+from fcreplay.canonical import canonical_hash
+from fcreplay.decision import Decision, ProviderError, Stop
+from fcreplay.exchange import StreamEvent, WireResponse
 
 RESPONSE_HEADERS = {"content-type": "application/json; charset=UTF-8"}
 STREAM_HEADERS = {"content-type": "text/event-stream"}

@@ -6,8 +6,8 @@ import copy
 import json
 from typing import Any, cast
 
-from ..jsonsource import pointer
-from ..keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+from fcreplay.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+from fcreplay.sources import pointer
 
 
 def wire_schema(parameters: dict[str, Any], strict: bool) -> dict[str, Any]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ..decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
-from ..exchange import StreamEvent
-from . import _wire
-from ._openai_errors import describe, provider_error, read_envelope
-from ._wire import as_list
+from fcreplay.adapters import _wire
+from fcreplay.adapters._openai_errors import describe, provider_error, read_envelope
+from fcreplay.adapters._wire import as_list
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
+from fcreplay.exchange import StreamEvent
 
 _STOP: dict[str, Stop] = {
     "stop": "end",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..decision import Decision, ProviderError, ToolCall
-from ..exchange import StreamEvent, WireResponse
-from . import _wire
-from ._openai_errors import error_object, retry_after
+from fcreplay.adapters import _wire
+from fcreplay.adapters._openai_errors import error_object, retry_after
+from fcreplay.decision import Decision, ProviderError, ToolCall
+from fcreplay.exchange import StreamEvent, WireResponse
 
 JSON_HEADERS = {"content-type": "application/json"}
 SSE_HEADERS = {"content-type": "text/event-stream"}

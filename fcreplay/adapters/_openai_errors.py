@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..decision import ProviderError
-from ._wire import is_retryable, json_text
+from fcreplay.adapters._wire import is_retryable, json_text
+from fcreplay.decision import ProviderError
 
 QUOTA = "insufficient_quota"
 """Billing exhaustion arrives as a 429 but never clears by waiting."""

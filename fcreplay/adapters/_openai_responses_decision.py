@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..decision import Decision, DecisionKind, ProviderError, Stop
-from . import _wire
-from ._openai_responses_errors import failed, http_error, odd_body
+from fcreplay.adapters import _wire
+from fcreplay.adapters._openai_responses_errors import failed, http_error, odd_body
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop
 
 _STOPS: Mapping[str, Stop] = {
     "completed": "end",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..decision import ProviderError
-from ._openai_errors import describe, provider_error, read_envelope
-from ._wire import json_text
+from fcreplay.adapters._openai_errors import describe, provider_error, read_envelope
+from fcreplay.adapters._wire import json_text
+from fcreplay.decision import ProviderError
 
 
 def http_error(status: int, body: Any, raw: Any = None) -> ProviderError:

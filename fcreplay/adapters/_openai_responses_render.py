@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..canonical import canonical_hash
-from ..decision import Decision, ProviderError, ToolCall
-from ..exchange import StreamEvent, WireResponse
-from . import _wire
-from ._openai_errors import error_object
-from ._openai_responses_decision import TEXT_KEYS
+from fcreplay.adapters import _wire
+from fcreplay.adapters._openai_errors import error_object
+from fcreplay.adapters._openai_responses_decision import TEXT_KEYS
+from fcreplay.canonical import canonical_hash
+from fcreplay.decision import Decision, ProviderError, ToolCall
+from fcreplay.exchange import StreamEvent, WireResponse
 
 JSON_HEADERS = {"content-type": "application/json"}
 SSE_HEADERS = {"content-type": "text/event-stream; charset=utf-8"}

@@ -7,11 +7,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..decision import Decision, ProviderError
-from ..exchange import StreamEvent
-from . import _wire
-from ._openai_responses_decision import TEXT_KEYS, decide, finish_reason_of, model_of
-from ._openai_responses_errors import failed, http_error, stream_error
+from fcreplay.adapters import _wire
+from fcreplay.adapters._openai_responses_decision import (
+    TEXT_KEYS,
+    decide,
+    finish_reason_of,
+    model_of,
+)
+from fcreplay.adapters._openai_responses_errors import failed, http_error, stream_error
+from fcreplay.decision import Decision, ProviderError
+from fcreplay.exchange import StreamEvent
 
 
 def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:

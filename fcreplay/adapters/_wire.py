@@ -8,12 +8,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..canonical import canonical_json
-from ..decision import Decision, Stop, ToolCall
-from ..exchange import HistoryItem, Message, StreamEvent, WireItem
+from fcreplay.canonical import canonical_json
+from fcreplay.decision import Decision, Stop, ToolCall
+from fcreplay.exchange import HistoryItem, Message, StreamEvent, WireItem
 
 if TYPE_CHECKING:
-    from ..contract import ToolSpec
+    from fcreplay.inputs.contract import ToolSpec
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 """Statuses the official SDKs retry (plus Anthropic's 529 overloaded)."""

@@ -37,9 +37,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..contract import ToolSpec
-from ..decision import Decision, ToolCall
-from ..exchange import (
+from fcreplay.adapters._anthropic_decision import parse_decision as parse_decision
+from fcreplay.adapters._anthropic_decision import parse_stream as parse_stream
+from fcreplay.adapters._anthropic_render import content_blocks
+from fcreplay.adapters._anthropic_render import render_error as render_error
+from fcreplay.adapters._anthropic_render import render_response as render_response
+from fcreplay.adapters._anthropic_schema import wire_schema as wire_schema
+from fcreplay.adapters._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
+from fcreplay.adapters._wire import declarations, payload_items, result_text
+from fcreplay.decision import Decision, ToolCall
+from fcreplay.exchange import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -49,14 +56,7 @@ from ..exchange import (
     WireItem,
     WireRequest,
 )
-from ._anthropic_decision import parse_decision as parse_decision
-from ._anthropic_decision import parse_stream as parse_stream
-from ._anthropic_render import content_blocks
-from ._anthropic_render import render_error as render_error
-from ._anthropic_render import render_response as render_response
-from ._anthropic_schema import wire_schema as wire_schema
-from ._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
-from ._wire import declarations, payload_items, result_text
+from fcreplay.inputs.contract import ToolSpec
 
 NAME = "anthropic"
 VERSION = "1"

@@ -34,9 +34,19 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from ..contract import ToolSpec
-from ..decision import Decision, ToolCall
-from ..exchange import (
+from fcreplay.adapters._gemini_decision import BLOCK_PREFIX as BLOCK_PREFIX
+from fcreplay.adapters._gemini_decision import parse_decision as parse_decision
+from fcreplay.adapters._gemini_decision import parse_stream as parse_stream
+from fcreplay.adapters._gemini_decision import parts_of
+from fcreplay.adapters._gemini_render import model_parts
+from fcreplay.adapters._gemini_render import render_error as render_error
+from fcreplay.adapters._gemini_render import render_response as render_response
+from fcreplay.adapters._gemini_schema import from_openapi_subset as from_openapi_subset
+from fcreplay.adapters._gemini_schema import to_openapi_subset as to_openapi_subset
+from fcreplay.adapters._gemini_schema import wire_schema as wire_schema
+from fcreplay.adapters._wire import as_dict, as_list, declarations, payload_items
+from fcreplay.decision import Decision, ToolCall
+from fcreplay.exchange import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -46,17 +56,7 @@ from ..exchange import (
     WireItem,
     WireRequest,
 )
-from ._gemini_decision import BLOCK_PREFIX as BLOCK_PREFIX
-from ._gemini_decision import parse_decision as parse_decision
-from ._gemini_decision import parse_stream as parse_stream
-from ._gemini_decision import parts_of
-from ._gemini_render import model_parts
-from ._gemini_render import render_error as render_error
-from ._gemini_render import render_response as render_response
-from ._gemini_schema import from_openapi_subset as from_openapi_subset
-from ._gemini_schema import to_openapi_subset as to_openapi_subset
-from ._gemini_schema import wire_schema as wire_schema
-from ._wire import as_dict, as_list, declarations, payload_items
+from fcreplay.inputs.contract import ToolSpec
 
 NAME = "gemini"
 VERSION = "1"

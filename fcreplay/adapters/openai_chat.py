@@ -39,9 +39,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..contract import ToolSpec
-from ..decision import Decision
-from ..exchange import (
+from fcreplay.adapters import _wire
+from fcreplay.adapters._openai_chat_decision import content_text
+from fcreplay.adapters._openai_chat_decision import parse_decision as parse_decision
+from fcreplay.adapters._openai_chat_decision import parse_stream as parse_stream
+from fcreplay.adapters._openai_chat_render import JSON_HEADERS, assistant_message
+from fcreplay.adapters._openai_chat_render import render_error as render_error
+from fcreplay.adapters._openai_chat_render import render_response as render_response
+from fcreplay.adapters._openai_strict import wire_schema as wire_schema
+from fcreplay.adapters._wire import as_list, declarations
+from fcreplay.decision import Decision
+from fcreplay.exchange import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -51,15 +59,7 @@ from ..exchange import (
     WireItem,
     WireRequest,
 )
-from . import _wire
-from ._openai_chat_decision import content_text
-from ._openai_chat_decision import parse_decision as parse_decision
-from ._openai_chat_decision import parse_stream as parse_stream
-from ._openai_chat_render import JSON_HEADERS, assistant_message
-from ._openai_chat_render import render_error as render_error
-from ._openai_chat_render import render_response as render_response
-from ._openai_strict import wire_schema as wire_schema
-from ._wire import as_list, declarations
+from fcreplay.inputs.contract import ToolSpec
 
 NAME = "openai_chat"
 VERSION = "2"

@@ -34,9 +34,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..contract import ToolSpec
-from ..decision import Decision
-from ..exchange import (
+from fcreplay.adapters import _wire
+from fcreplay.adapters._openai_responses_decision import parse_decision as parse_decision
+from fcreplay.adapters._openai_responses_render import raw_text
+from fcreplay.adapters._openai_responses_render import render_error as render_error
+from fcreplay.adapters._openai_responses_render import render_response as render_response
+from fcreplay.adapters._openai_responses_stream import parse_stream as parse_stream
+from fcreplay.adapters._openai_strict import wire_schema as wire_schema
+from fcreplay.adapters._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
+from fcreplay.adapters._wire import declarations
+from fcreplay.decision import Decision
+from fcreplay.exchange import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -46,15 +54,7 @@ from ..exchange import (
     WireItem,
     WireRequest,
 )
-from . import _wire
-from ._openai_responses_decision import parse_decision as parse_decision
-from ._openai_responses_render import raw_text
-from ._openai_responses_render import render_error as render_error
-from ._openai_responses_render import render_response as render_response
-from ._openai_responses_stream import parse_stream as parse_stream
-from ._openai_strict import wire_schema as wire_schema
-from ._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
-from ._wire import declarations
+from fcreplay.inputs.contract import ToolSpec
 
 NAME = "openai_responses"
 VERSION = "2"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option, jobs_option
+from fcreplay.commands.options import config_option, jobs_option
 
 MAX_SHOWN = 20
 """Golden differences listed in the output; the rest are in `fcreplay golden diff`."""
 
 
 def _fail_on(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
-    from ..check import parse_fail_on
+    from fcreplay.check import parse_fail_on
 
     try:
         return parse_fail_on(value)
@@ -37,9 +37,9 @@ def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None)
     sent against the contract, compares each case and variant with its golden
     entry and prints the key metrics. Exit 1 when a --fail-on reason occurs.
     """
-    from ..check import run_check
-    from ..report import render_text
-    from ..suite import load_suite
+    from fcreplay.check import run_check
+    from fcreplay.inputs.suite import load_suite
+    from fcreplay.render.report import render_text
 
     suite = load_suite(config_path)
     result = run_check(suite, fail_on=fail_on, processes=jobs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option
+from fcreplay.commands.options import config_option
 
 _LISTED = 10
 """Entries listed by name per golden file; a first baseline would list hundreds."""
@@ -39,10 +39,10 @@ def diff(config_path: str | None, run: str | None, output_format: str, output: s
     Each differing entry is classed regression, fix, changed, flaky, new or
     missing, with argument-level differences. Exit 1 when anything differs.
     """
-    from ..config import load_config
-    from ..files import write_text_atomically
-    from ..goldendiff import diff_run
-    from .runarg import read_run
+    from fcreplay.atomic import write_text_atomically
+    from fcreplay.commands.runarg import read_run
+    from fcreplay.golden.diff import diff_run
+    from fcreplay.inputs.config import load_config
 
     _, records = read_run(run, config_path)
     result = diff_run(records, load_config(config_path).golden)
@@ -78,10 +78,10 @@ def update(
 
     Only the selected targets and cases change (default: all in the run).
     """
-    from ..config import load_config
-    from ..errors import InputError
-    from ..golden import update_golden
-    from .runarg import read_run
+    from fcreplay.commands.runarg import read_run
+    from fcreplay.errors import InputError
+    from fcreplay.golden.store import update_golden
+    from fcreplay.inputs.config import load_config
 
     path, records = read_run(run, config_path)
     for option, wanted, present in (

@@ -25,8 +25,8 @@ def command(paths: tuple[str, ...], output_format: str) -> bool:
     """
     import json
 
-    from ..errors import InputError, Problem
-    from ..inspection import expand_paths, inspect_file, render_text
+    from fcreplay.cassettes.inspection import expand_paths, inspect_file, render_text
+    from fcreplay.errors import InputError, Problem
 
     problems: list[Problem] = []
     for path in expand_paths(list(paths)):

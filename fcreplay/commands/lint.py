@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option
+from fcreplay.commands.options import config_option
 
 
 @click.command("lint")
@@ -21,8 +21,8 @@ def command(config_path: str | None) -> bool:
     keyword the provider may ignore, a constraint the adapter's transform moves
     or drops, a setting it cannot send) and notes never fail lint.
     """
-    from ..compat import check_suite
-    from ..suite import load_suite
+    from fcreplay.inputs.suite import load_suite
+    from fcreplay.lint.suite import check_suite
 
     suite = load_suite(config_path)
     contract = suite.contract

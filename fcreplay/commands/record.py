@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option
-from .running import selection_options, summarize
+from fcreplay.commands.options import config_option
+from fcreplay.commands.running import selection_options, summarize
 
 
 @click.command("record")
@@ -40,8 +40,8 @@ def command(
     one run log line per attempt, each as soon as it ends. Keys come only from
     the environment variables named by `api_key_env`.
     """
-    from ..runner import RunOptions, run_suite
-    from ..suite import load_suite
+    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(config_path)
     result = run_suite(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option, jobs_option
-from .running import selection_options, summarize
+from fcreplay.commands.options import config_option, jobs_option
+from fcreplay.commands.running import selection_options, summarize
 
 
 @click.command("replay")
@@ -35,8 +35,8 @@ def command(
     """
     from pathlib import Path
 
-    from ..runner import RunOptions, run_suite
-    from ..suite import load_suite
+    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(config_path)
     result = run_suite(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option
+from fcreplay.commands.options import config_option
 
 
 @click.command("report")
@@ -33,9 +33,9 @@ def command(
     runs folder). Every figure is recomputed from the run log alone; attempts
     with transport errors are counted apart and left out of the denominators.
     """
-    from ..files import write_text_atomically
-    from ..report import render
-    from .runarg import read_run
+    from fcreplay.atomic import write_text_atomically
+    from fcreplay.commands.runarg import read_run
+    from fcreplay.render.report import render
 
     path, records = read_run(run, config_path)
     text = render(output_format, records)

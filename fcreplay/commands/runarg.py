@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..errors import InputError
+from fcreplay.errors import InputError
 
 
 def read_run(run: str | None, config_path: str | None) -> tuple[Path, tuple[dict[str, Any], ...]]:
@@ -15,7 +15,7 @@ def read_run(run: str | None, config_path: str | None) -> tuple[Path, tuple[dict
 
     A torn last line (an interrupted write) is reported on stderr and ignored.
     """
-    from ..runlog import read_run_log
+    from fcreplay.runlog import read_run_log
 
     path = locate_run(run, config_path)
     contents = read_run_log(path)
@@ -31,8 +31,8 @@ def read_run(run: str | None, config_path: str | None) -> tuple[Path, tuple[dict
 
 def locate_run(run: str | None, config_path: str | None) -> Path:
     """Resolve RUN to a run log path."""
-    from ..config import load_config
-    from ..runlog import newest_run_log, run_log_path
+    from fcreplay.inputs.config import load_config
+    from fcreplay.runlog import newest_run_log, run_log_path
 
     if run is not None and Path(run).is_file():
         return Path(run)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..schemadrift import CLASSES
-from .options import config_option
+from fcreplay.commands.options import config_option
+from fcreplay.schemadiff.classes import CLASSES
 
 # schemadrift is light to import (deepdiff only loads when a diff runs).
 _CLASSES = CLASSES[1:]
@@ -66,8 +66,8 @@ def command(
     """
     from pathlib import Path
 
-    from ..schemadiff import schema_diff
-    from ..suite import load_suite
+    from fcreplay.inputs.suite import load_suite
+    from fcreplay.schemadiff.differ import schema_diff
 
     suite = load_suite(config_path)
     result = schema_diff(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import config_option
+from fcreplay.commands.options import config_option
 
 DEFAULT_PORT = 8765
 
@@ -47,7 +47,7 @@ def command(
     a model, and say nothing about real models. Point a target's base_url at
     the printed address. Stops cleanly on Ctrl-C.
     """
-    from ..simulator import base_urls, load_script, make_server
+    from fcreplay.simulator.server import base_urls, load_script, make_server
 
     script = load_script(script_path or _configured_script(config_path))
     try:
@@ -74,8 +74,8 @@ def command(
 
 
 def _configured_script(config_path: str | None) -> str:
-    from ..config import load_config
-    from ..errors import InputError, Problem
+    from fcreplay.errors import InputError, Problem
+    from fcreplay.inputs.config import load_config
 
     try:
         config = load_config(config_path)

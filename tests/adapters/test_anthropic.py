@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from fcreplay.adapters import anthropic as adapter
 from fcreplay.adapters import get_adapter
 from fcreplay.adapters._wire import decode_arguments, result_text
-from fcreplay.contract import Contract, ToolSpec
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
 from fcreplay.exchange import (
     HistoryItem,
@@ -30,6 +29,7 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
+from fcreplay.inputs.contract import Contract, ToolSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
 

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from fcreplay.adapters import gemini as adapter
 from fcreplay.adapters import get_adapter
 from fcreplay.adapters._gemini_render import CANONICAL_STATUS
-from fcreplay.contract import Contract, ToolSpec
 from fcreplay.decision import Decision, ProviderError, Stop, ToolCall
 from fcreplay.exchange import (
     HistoryItem,
@@ -35,6 +34,7 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
+from fcreplay.inputs.contract import Contract, ToolSpec
 
 from ..conftest import CORPUS
 

@@ -28,7 +28,6 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from fcreplay.adapters import get_adapter
 from fcreplay.adapters import openai_chat as adapter
 from fcreplay.adapters._wire import decode_arguments, encode_arguments, result_text
-from fcreplay.contract import Contract, ToolSpec
 from fcreplay.decision import Decision, ProviderError, ToolCall
 from fcreplay.exchange import (
     HistoryItem,
@@ -40,6 +39,7 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
+from fcreplay.inputs.contract import Contract, ToolSpec
 
 from ..conftest import CORPUS
 

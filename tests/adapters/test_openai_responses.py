@@ -22,7 +22,7 @@ from fcreplay.adapters import get_adapter
 from fcreplay.adapters import openai_responses as adapter
 from fcreplay.adapters._openai_responses_stream import HANDLERS
 from fcreplay.adapters._wire import decode_arguments, encode_arguments
-from fcreplay.contract import Contract, ToolSpec
+from fcreplay.cassettes.sse import format_sse, parse_sse
 from fcreplay.decision import Decision, ProviderError, ToolCall
 from fcreplay.exchange import (
     HistoryItem,
@@ -33,7 +33,7 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
-from fcreplay.sse import format_sse, parse_sse
+from fcreplay.inputs.contract import Contract, ToolSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openai_responses"
 DECISION_FIXTURES = (

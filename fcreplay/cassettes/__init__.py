@@ -1,0 +1,1 @@
+"""Cassettes on disk: the store, recorded interactions, bodies, SSE, redaction, foreign formats."""

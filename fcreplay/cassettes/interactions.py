@@ -1,0 +1,155 @@
+"""Recorded interactions: their dataclasses, read from any recorder's layout or written in ours."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from fcreplay.cassettes.bodies import (
+    UnreadableBody,
+    is_json_array_stream,
+    read_headers,
+    request_body,
+    response_body,
+)
+from fcreplay.exchange import StreamEvent
+
+_DERIVED_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+"""Response headers that describe the bytes on the wire; fcreplay stores the body decoded
+and re-encodes it on replay, so keeping them would make clients decode it a second time."""
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """A recorded HTTP request, its body decoded."""
+
+    method: str
+    uri: str
+    headers: dict[str, str]
+    """Lower-case names, first value of each."""
+    body: Any
+    """Parsed JSON, or the text when it is not JSON, or None when there is none."""
+
+
+@dataclass(frozen=True)
+class RecordedResponse:
+    """A recorded HTTP response, its body decoded and a stream split into events."""
+
+    status: int
+    headers: dict[str, str]
+    """Lower-case names, first value of each."""
+    body: Any
+    """Parsed JSON, text, bytes that are not text (binary protocols), or None for streams."""
+    events: tuple[StreamEvent, ...] | None = None
+    """SSE events (or the elements of Gemini's JSON-array stream); None when not a stream."""
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """One request and the response it got."""
+
+    request: RecordedRequest
+    response: RecordedResponse
+    label: dict[str, Any] | None = None
+    """fcreplay's tag for the interaction in its run (attempt, step); None in other tools'
+    cassettes. Stored beside the request and response; vcrpy ignores it."""
+
+
+@dataclass(frozen=True)
+class UnreadableInteraction:
+    """An interaction of a cassette that could not be decoded; the others still can."""
+
+    index: int
+    """0-based position in the cassette."""
+    reason: str
+
+
+def read_interaction(index: int, item: Any, *, own: bool) -> Interaction | UnreadableInteraction:
+    """Decode the `index`-th interaction of a cassette; `own`: in fcreplay's layout."""
+    try:
+        request = item["request"]
+        response = item["response"]
+        uri = str(request["uri"])
+        recorded = RecordedRequest(
+            method=str(request.get("method", "")).upper(),
+            uri=uri,
+            headers=read_headers(request.get("headers")),
+            body=request_body(request),
+        )
+        label = item.get("label") if own else None
+        return Interaction(
+            recorded,
+            _response(response, uri, own=own),
+            label if isinstance(label, dict) else None,
+        )
+    except UnreadableBody as exc:
+        return UnreadableInteraction(index, str(exc))
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        return UnreadableInteraction(index, f"unexpected interaction shape: {_describe(exc)}")
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"missing key {exc.args[0]!r}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _response(response: Mapping[str, Any], uri: str, *, own: bool) -> RecordedResponse:
+    status = response["status"]
+    code = int(status["code"] if isinstance(status, dict) else status)
+    headers = read_headers(response.get("headers"))
+    body, events = response_body(response, headers, uri, own=own)
+    return RecordedResponse(code, headers, body, events)
+
+
+def interaction_json(interaction: Interaction) -> dict[str, Any]:
+    """Return an interaction in fcreplay's cassette layout (bodies decoded, JSON parsed)."""
+    request, response = interaction.request, interaction.response
+    request_json: dict[str, Any] = {
+        "method": request.method,
+        "uri": request.uri,
+        "headers": {name: [value] for name, value in request.headers.items()},
+    }
+    request_json.update(_body_json(request.body))
+    response_json: dict[str, Any] = {
+        "status": {"code": response.status, "message": status_phrase(response.status)},
+        "headers": {
+            name: [value]
+            for name, value in response.headers.items()
+            if name not in _DERIVED_HEADERS
+        },
+    }
+    if response.events is not None:
+        if is_json_array_stream(request.uri) and all(e.event is None for e in response.events):
+            response_json["parsed_body"] = [event.data for event in response.events]
+        else:
+            response_json["sse"] = [
+                {"event": event.event, "data": event.data} for event in response.events
+            ]
+    else:
+        response_json.update(_body_json(response.body))
+    document = {"request": request_json, "response": response_json}
+    if interaction.label is not None:
+        document["label"] = interaction.label
+    return document
+
+
+def _body_json(body: Any) -> dict[str, Any]:
+    if body is None:
+        return {}
+    if isinstance(body, bytes):
+        return {"body": {"base64_string": base64.b64encode(body).decode("ascii")}}
+    if isinstance(body, str):
+        return {"body": {"string": body}}
+    return {"parsed_body": body}
+
+
+def status_phrase(status: int) -> str:
+    """The reason phrase of an HTTP status ("" for a code it does not know)."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""

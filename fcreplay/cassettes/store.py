@@ -1,0 +1,291 @@
+"""Cassettes on disk: read any vcrpy cassette, and write and read fcreplay's own JSON format.
+
+This is the only module that imports vcrpy. Everything it returns is an
+fcreplay dataclass: bodies decoded (gzip, base64, `!!binary`), JSON parsed,
+streams split into events, whatever style the recording project used. The
+interaction dataclasses and their layouts live in `cassette_interactions`, body
+decoding in `cassette_bodies`; their public names are re-exported here.
+
+fcreplay's own format is JSON with bodies stored decoded and readable:
+
+    {"version": 1,
+     "fcreplay": {"format": 1, "target": ..., "adapter": ..., "variant": ...,
+                  "case_id": ..., "fcreplay_version": ...},
+     "interactions": [{"request": {..., "parsed_body": {...}},
+                       "response": {..., "parsed_body" | "sse" | "body": ...}}]}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
+from fcreplay.cassettes.interactions import Interaction as Interaction
+from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
+from fcreplay.cassettes.interactions import RecordedResponse as RecordedResponse
+from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
+from fcreplay.cassettes.interactions import interaction_json as interaction_json
+from fcreplay.cassettes.interactions import read_interaction, status_phrase
+from fcreplay.cassettes.sse import format_sse
+from fcreplay.errors import InputError
+from fcreplay.version import __version__
+
+CASSETTE_VERSION = 1
+"""vcrpy's cassette format version, which fcreplay cassettes also declare."""
+FORMAT = 1
+"""Version of the `fcreplay` block and of the body layout under it."""
+SERIALIZER_NAME = "fcreplay"
+"""Name under which `SERIALIZER` is registered with vcrpy."""
+
+
+@dataclass(frozen=True)
+class CassetteMeta:
+    """Where an fcreplay cassette comes from: which target, variant and case."""
+
+    target: str
+    adapter: str
+    variant: str
+    case_id: str
+    fcreplay_version: str = __version__
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the `fcreplay` block of the cassette."""
+        return {
+            "format": FORMAT,
+            "target": self.target,
+            "adapter": self.adapter,
+            "variant": self.variant,
+            "case_id": self.case_id,
+            "fcreplay_version": self.fcreplay_version,
+        }
+
+
+@dataclass(frozen=True)
+class Cassette:
+    """A cassette as read: its interactions, and its fcreplay block when it has one."""
+
+    path: Path
+    meta: CassetteMeta | None
+    """None for cassettes written by other tools."""
+    interactions: list[Interaction | UnreadableInteraction]
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def read_interactions(path: str | Path) -> list[Interaction | UnreadableInteraction]:
+    """Read the interactions of any vcrpy cassette (YAML or JSON), in file order.
+
+    Raises InputError when the file cannot be opened or is not a cassette at all;
+    a single interaction that cannot be decoded becomes an UnreadableInteraction.
+    """
+    return load_cassette(path).interactions
+
+
+def load_cassette(path: str | Path) -> Cassette:
+    """Read a cassette with its fcreplay block (see `read_interactions`)."""
+    document = _load_document(path)
+    if isinstance(document, list):
+        items: Any = document  # vcrpy < 1.0 wrote a bare list of interactions
+    elif isinstance(document, dict):
+        items = document.get("interactions")
+    else:
+        items = None
+    if not isinstance(items, list):
+        raise InputError.at(path, None, "not a vcrpy cassette: no 'interactions' list")
+    block = document.get("fcreplay") if isinstance(document, dict) else None
+    own = block is not None
+    meta = _read_meta(path, block) if own else None
+    interactions = [read_interaction(index, item, own=own) for index, item in enumerate(items)]
+    return Cassette(Path(path), meta, interactions)
+
+
+def _load_document(path: str | Path) -> Any:
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError.at(path, None, f"cannot read cassette: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError.at(path, None, f"not a text cassette (not UTF-8: {exc.reason})") from None
+    if text.lstrip()[:1] not in ("{", "["):
+        return _load_yaml(path, text)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        json_error = exc
+    try:
+        return _load_yaml(path, text)  # flow-style YAML also starts with a brace
+    except InputError:
+        message = f"not a readable cassette: invalid JSON: {json_error.msg}"
+        raise InputError.at(path, json_error.lineno, message) from None
+
+
+def _load_yaml(path: str | Path, text: str) -> Any:
+    # vcrpy's own loader: safe, but it also rebuilds the benign Python tags that
+    # old cassettes hold (tuples, BytesIO request bodies).
+    import yaml
+    from vcr.serializers import yamlserializer
+
+    try:
+        return yamlserializer.deserialize(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "malformed YAML"
+        raise InputError.at(path, line, f"not a readable cassette: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise InputError.at(path, None, f"not a readable cassette: {exc}") from None
+
+
+def _read_meta(path: str | Path, block: Any) -> CassetteMeta:
+    if not isinstance(block, dict):
+        raise InputError.at(path, None, "the 'fcreplay' block must be an object")
+    if block.get("format") != FORMAT:
+        raise InputError.at(
+            path,
+            None,
+            f"fcreplay cassette format {block.get('format')!r}; this fcreplay reads format "
+            f"{FORMAT}: upgrade fcreplay or re-record the cassette",
+        )
+    return CassetteMeta(
+        target=str(block.get("target", "")),
+        adapter=str(block.get("adapter", "")),
+        variant=str(block.get("variant", "")),
+        case_id=str(block.get("case_id", "")),
+        fcreplay_version=str(block.get("fcreplay_version", "")),
+    )
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def write_cassette(
+    path: str | Path,
+    interactions: Iterable[Interaction],
+    meta: CassetteMeta,
+) -> Path:
+    """Write interactions as an fcreplay cassette, atomically; return the path.
+
+    Parent folders are created; see `write_text_atomically`.
+    """
+    target = Path(path)
+    write_text_atomically(target, cassette_text(interactions, meta))
+    return target
+
+
+def cassette_text(interactions: Iterable[Interaction], meta: CassetteMeta) -> str:
+    """The text `write_cassette` writes: indented JSON, non-ASCII kept readable.
+
+    Raises ValueError for a value JSON cannot carry (NaN, infinity).
+    """
+    return assemble_cassette(meta, [interaction_text(i) for i in interactions])
+
+
+def interaction_text(interaction: Interaction) -> str:
+    """One interaction as it stands in a cassette's text (indented for its place).
+
+    Indented JSON is written by Python's slow pure-Python encoder, so a recorder
+    serializes each interaction once and reassembles the cassette from the texts.
+    """
+    text = json.dumps(interaction_json(interaction), indent=1, ensure_ascii=False, allow_nan=False)
+    return _ELEMENT_INDENT + text.replace("\n", "\n" + _ELEMENT_INDENT)
+
+
+def assemble_cassette(meta: CassetteMeta, texts: Sequence[str]) -> str:
+    """A whole cassette from its interactions' texts; the same as one `json.dumps`."""
+    head = json.dumps(
+        {"version": CASSETTE_VERSION, "fcreplay": meta.to_json(), "interactions": []},
+        indent=1,
+        ensure_ascii=False,
+    )
+    if not texts:
+        return head + "\n"
+    return head[: -len(_EMPTY_TAIL)] + "[\n" + ",\n".join(texts) + "\n ]\n}\n"
+
+
+_ELEMENT_INDENT = "  "
+"""An interaction sits at depth 2: in the document, in its `interactions` list."""
+_EMPTY_TAIL = "[]\n}"
+
+
+# --- vcrpy serializer ------------------------------------------------------------------
+
+
+class VcrSerializer:
+    """Converts between fcreplay's cassette format and vcrpy's in-memory cassette dict.
+
+    Register it to let vcrpy itself replay (or record) fcreplay cassettes:
+    `vcr.VCR().register_serializer("fcreplay", SERIALIZER)`.
+    """
+
+    def __init__(self, meta: CassetteMeta | None = None) -> None:
+        self.meta = meta
+        """The fcreplay block written by `serialize`; a placeholder one when None."""
+
+    def serialize(self, cassette_dict: dict[str, Any]) -> str:
+        """vcrpy dict (string bodies) -> fcreplay cassette text."""
+        interactions = []
+        for index, item in enumerate(cassette_dict.get("interactions", [])):
+            interaction = read_interaction(index, item, own=False)
+            if isinstance(interaction, UnreadableInteraction):
+                raise ValueError(f"cannot store interaction {index}: {interaction.reason}")
+            interactions.append(interaction)
+        meta = self.meta or CassetteMeta(target="", adapter="", variant="", case_id="")
+        return cassette_text(interactions, meta)
+
+    def deserialize(self, cassette_string: str) -> dict[str, Any]:
+        """fcreplay cassette text -> vcrpy dict (plain vcrpy JSON passes through)."""
+        document = json.loads(cassette_string)
+        if not isinstance(document, dict):
+            raise ValueError("not a cassette: the JSON document is not an object")
+        if "fcreplay" not in document:
+            return document
+        interactions = []
+        for index, item in enumerate(document.get("interactions", [])):
+            interaction = read_interaction(index, item, own=True)
+            if isinstance(interaction, UnreadableInteraction):
+                raise ValueError(f"cannot replay interaction {index}: {interaction.reason}")
+            interactions.append(_vcr_interaction(interaction))
+        return {"version": CASSETTE_VERSION, "interactions": interactions}
+
+
+def _vcr_interaction(interaction: Interaction) -> dict[str, Any]:
+    request, response = interaction.request, interaction.response
+    return {
+        "request": {
+            "method": request.method,
+            "uri": request.uri,
+            "headers": {name: [value] for name, value in request.headers.items()},
+            "body": _wire_text(request.body),
+        },
+        "response": {
+            "status": {"code": response.status, "message": status_phrase(response.status)},
+            "headers": {name: [value] for name, value in response.headers.items()},
+            "body": {"string": _wire_text(_wire_body(request.uri, response)) or ""},
+        },
+    }
+
+
+def _wire_body(uri: str, response: RecordedResponse) -> Any:
+    if response.events is None:
+        return response.body
+    if is_json_array_stream(uri) and all(event.event is None for event in response.events):
+        return [event.data for event in response.events]
+    return format_sse(response.events)
+
+
+def _wire_text(body: Any) -> str | bytes | None:
+    if body is None or isinstance(body, str | bytes):
+        return body
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+SERIALIZER = VcrSerializer()
+"""The vcrpy serializer for fcreplay cassettes (placeholder fcreplay block on write)."""

@@ -1,0 +1,1 @@
+"""Running a suite: plan, transports, players, the conversation loop, attempts, the runner."""

@@ -1,0 +1,115 @@
+"""What a run does: units of target × variant × case, each with its request settings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fcreplay.errors import InputError
+from fcreplay.exchange import RequestSettings, ToolChoice
+from fcreplay.inputs.cases import Case, Expectation
+from fcreplay.inputs.config import VARIANTS, Target
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.inputs.suite import Suite
+
+NO_TOOLS_EXPECTATION = Expectation("text", must_not_call=True)
+"""The control run declares no tools, so any parsed call is a normalizer bug."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One cassette's worth of work: every repetition of one case, variant and target."""
+
+    target: Target
+    variant: str
+    case: Case
+
+    def cassette_path(self, cassettes: Path) -> Path:
+        """cassettes/<target>/<variant>/<case_id>.json"""
+        return cassettes / self.target.name / self.variant / f"{self.case.id}.json"
+
+    @property
+    def label(self) -> str:
+        """target/variant/case, as shown in progress and errors."""
+        return f"{self.target.name}/{self.variant}/{self.case.id}"
+
+    @property
+    def single_turn(self) -> bool:
+        """Forced and control runs measure one turn only: there is nothing to continue."""
+        return self.variant in ("forced", "no_tools")
+
+    @property
+    def expectation(self) -> Expectation:
+        """What the first turn is checked against in this variant."""
+        return NO_TOOLS_EXPECTATION if self.variant == "no_tools" else self.case.expect
+
+
+def forced_tool(case: Case) -> str | None:
+    """The tool the forced variant forces; only cases expecting exactly one call have one.
+
+    Forcing measures how well arguments are filled once the tool is chosen, in
+    one turn; a case that needs several calls cannot be answered in one forced turn.
+    """
+    calls = case.expect.calls
+    return calls[0].tool if case.expect.kind == "tool_call" and len(calls) == 1 else None
+
+
+def plan_units(
+    suite: Suite,
+    *,
+    targets: Sequence[str] = (),
+    variants: Sequence[str] = (),
+    case_ids: Sequence[str] = (),
+) -> list[Unit]:
+    """Units in a stable order (target, variant, case), filtered by the selections."""
+    config = suite.config
+    chosen_targets = [config.target(name) for name in targets] or list(config.targets)
+    if not chosen_targets:
+        raise InputError.at(
+            config.source, None, "no targets configured: add [[tool.fcreplay.targets]]"
+        )
+    for variant in variants:
+        if variant not in VARIANTS:
+            raise InputError.at(
+                config.source, None, f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})"
+            )
+    chosen_variants = [v for v in config.variants if not variants or v in variants]
+    chosen_variants += [v for v in variants if v not in chosen_variants]
+    cases = [suite.case(case_id) for case_id in case_ids] or list(suite.cases)
+    return [
+        Unit(target, variant, case)
+        for target in chosen_targets
+        for variant in chosen_variants
+        for case in cases
+        if variant != "forced" or forced_tool(case) is not None
+    ]
+
+
+def unit_tools(suite: Suite, unit: Unit) -> list[ToolSpec]:
+    """The tools declared in this unit's requests, in the order sent."""
+    if unit.variant == "no_tools":
+        return []
+    tools = list(suite.contract.tools)
+    return tools[::-1] if unit.variant == "reversed" else tools
+
+
+def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
+    """Request settings for one step of one unit."""
+    config = suite.config
+    if unit.variant == "no_tools":
+        choice = ToolChoice("no_tools")
+    elif unit.variant == "forced":
+        choice = ToolChoice("forced", forced_tool(unit.case))
+    elif step == 0:
+        choice = unit.case.tool_choice
+    else:
+        choice = ToolChoice("auto")  # a case's choice is for its first turn only
+    return RequestSettings(
+        tool_choice=choice,
+        parallel_tool_calls=None if unit.variant == "no_tools" else config.parallel_tool_calls,
+        strict=unit.target.strict,
+        temperature=config.temperature,
+        max_output_tokens=config.max_output_tokens,
+        stream=unit.target.stream,
+    )

@@ -1,0 +1,184 @@
+"""Golden diff: each case × variant of a run against its golden entry, classed for review.
+
+Classes, tried in this order for an entry present on both sides that differs:
+
+* regression  the golden verdict was pass, the run's is not;
+* fix         the golden verdict was not pass, the run's is;
+* changed     same signatures but another verdict or other finding codes;
+* flaky       the golden was consistent (one signature) and the run is not, or the
+              two share a signature but its distribution over repetitions moved;
+* changed     otherwise: the run decided something else, with the same verdict.
+
+And for an entry on one side only: `new` (the run has it, the golden does not:
+record it with `fcreplay golden update`) and `missing` (the golden has it, the run
+produced no attempt for it). Argument-level differences come from
+`fcreplay.structdiff`, computed only for entries whose signatures differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fcreplay.golden.store import EntryKey, GoldenEntry, SignatureCount, load_golden, observe
+from fcreplay.structdiff import Difference, differences
+
+CLASSES = ("regression", "fix", "changed", "flaky", "new", "missing")
+MAX_CHANGES = 20
+"""Argument differences kept per entry; a rewrite of everything says little more."""
+
+
+@dataclass(frozen=True)
+class EntryDiff:
+    """One case × variant whose run result differs from its golden entry."""
+
+    target: str
+    case_id: str
+    variant: str
+    kind: str
+    """One of CLASSES."""
+    golden: GoldenEntry | None
+    now: GoldenEntry | None
+    changes: tuple[Difference, ...] = ()
+    """Differences between representative decisions: paths like /calls/0/arguments/x."""
+
+    @property
+    def label(self) -> str:
+        """target/variant/case"""
+        return f"{self.target}/{self.variant}/{self.case_id}"
+
+    def findings_change(self) -> tuple[list[str], list[str]]:
+        """Finding codes the run added and dropped, relative to the golden."""
+        before = set(self.golden.findings) if self.golden else set()
+        after = set(self.now.findings) if self.now else set()
+        return sorted(after - before), sorted(before - after)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        added, dropped = self.findings_change()
+        return {
+            "target": self.target,
+            "case_id": self.case_id,
+            "variant": self.variant,
+            "class": self.kind,
+            "golden": self.golden.to_json() if self.golden else None,
+            "now": self.now.to_json() if self.now else None,
+            "findings_added": added,
+            "findings_dropped": dropped,
+            "changes": [change.to_json() for change in self.changes],
+        }
+
+
+@dataclass(frozen=True)
+class GoldenDiff:
+    """The golden diff of a run: the differing entries and those that match."""
+
+    run_id: str | None
+    diffs: tuple[EntryDiff, ...]
+    unchanged: tuple[tuple[str, str, str], ...] = field(default=())
+    """(target, case_id, variant) of every entry equal to its golden."""
+
+    def counts(self) -> dict[str, int]:
+        """Entries per class, every class present."""
+        counts = dict.fromkeys(CLASSES, 0)
+        for diff in self.diffs:
+            counts[diff.kind] += 1
+        return counts
+
+    @property
+    def clean(self) -> bool:
+        """Whether every entry matches its golden."""
+        return not self.diffs
+
+    def summary(self) -> str:
+        """One line: the count of each class and of unchanged entries."""
+        counts = self.counts()
+        shown = ", ".join(f"{counts[name]} {name}" for name in CLASSES)
+        return f"{shown}; {len(self.unchanged)} unchanged"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "run_id": self.run_id,
+            "counts": {**self.counts(), "unchanged": len(self.unchanged)},
+            "diffs": [diff.to_json() for diff in self.diffs],
+        }
+
+    def render(self, fmt: str) -> str:
+        """text, markdown, json or junit."""
+        from fcreplay.render.golden import render
+
+        return render(self, fmt)
+
+
+def classify(golden: GoldenEntry | None, now: GoldenEntry | None) -> str | None:
+    """The class of a golden/run pair, or None when they match."""
+    if golden is None:
+        return "new"
+    if now is None:
+        return "missing"
+    if golden == now:
+        return None
+    if golden.verdict == "pass" and now.verdict != "pass":
+        return "regression"
+    if golden.verdict != "pass" and now.verdict == "pass":
+        return "fix"
+    before, after = golden.signature_keys(), now.signature_keys()
+    if before.keys() == after.keys() and before != after:
+        return "flaky"
+    if before == after:
+        return "changed"
+    if golden.consistent and not now.consistent:
+        return "flaky"
+    return "flaky" if before.keys() & after.keys() else "changed"
+
+
+def argument_changes(golden: GoldenEntry, now: GoldenEntry) -> tuple[Difference, ...]:
+    """Differences between each new signature and its closest golden one.
+
+    The closest is the golden signature with the same kind and call names, else
+    the golden's most frequent one.
+    """
+    known = golden.signature_keys()
+    found: list[Difference] = []
+    for item in now.signatures:
+        if item.key in known or not golden.signatures:
+            continue
+        base = _counterpart(golden.signatures, item)
+        found += differences(base.decision(), item.decision())
+    unique = {(d.path, repr(d.before), repr(d.after)): d for d in found}
+    return tuple(list(unique.values())[:MAX_CHANGES])
+
+
+def _counterpart(candidates: Sequence[SignatureCount], item: SignatureCount) -> SignatureCount:
+    head = (item.signature or [None, None])[:2]
+    for candidate in candidates:
+        if (candidate.signature or [None, None])[:2] == head:
+            return candidate
+    return candidates[0]
+
+
+def diff_run(
+    records: Iterable[dict[str, Any]], golden_dir: Path, *, run_id: str | None = None
+) -> GoldenDiff:
+    """Compare a run's records with the golden files of the targets it ran."""
+    observed = observe(records)
+    diffs: list[EntryDiff] = []
+    unchanged: list[tuple[str, str, str]] = []
+    for target, seen in observed.items():
+        run_id = run_id or seen.run_id
+        golden = load_golden(golden_dir, target)
+        baseline: dict[EntryKey, GoldenEntry] = golden.entries if golden else {}
+        for key in sorted(set(seen.entries) | set(baseline)):
+            before, after = baseline.get(key), seen.entries.get(key)
+            kind = classify(before, after)
+            if kind is None:
+                unchanged.append((target, *key))
+                continue
+            changes: tuple[Difference, ...] = ()
+            if before is not None and after is not None:
+                changes = argument_changes(before, after)
+            diffs.append(EntryDiff(target, key[0], key[1], kind, before, after, changes))
+    return GoldenDiff(run_id, tuple(diffs), tuple(unchanged))

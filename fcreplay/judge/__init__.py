@@ -1,0 +1,1 @@
+"""Judging decisions: expectations, the argument repair policy, JSON Schema, call assignment."""

@@ -1,0 +1,310 @@
+"""Checks a decision against the contract and a case's expectation, returning findings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fcreplay.canonical import canonical_json, same_value
+from fcreplay.decision import Decision, ToolCall
+from fcreplay.finding import Finding, FindingCode
+from fcreplay.inputs.cases import Case, Expectation, ExpectedCall
+from fcreplay.inputs.contract import Contract
+from fcreplay.judge.assignment import match_pairs
+from fcreplay.sources import pointer
+
+_KEYWORD_CODES: dict[str, FindingCode] = {
+    "required": "missing_required",
+    "dependentRequired": "missing_required",
+    "additionalProperties": "additional_property",
+    "unevaluatedProperties": "additional_property",
+    "type": "type_mismatch",
+    "enum": "enum_mismatch",
+    "const": "enum_mismatch",
+    "pattern": "pattern_mismatch",
+    "format": "pattern_mismatch",
+    **dict.fromkeys(
+        (
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minLength",
+            "maxLength",
+            "minItems",
+            "maxItems",
+            "minProperties",
+            "maxProperties",
+        ),
+        "out_of_range",
+    ),
+}
+# Matching costs: a wrong tool is worse than any number of argument differences,
+# and leaving a call unmatched is worse than pairing it with the wrong tool.
+_WRONG_TOOL_COST = 1000.0
+_UNMATCHED_COST = 5000.0
+
+
+def validate_call(
+    call: ToolCall, contract: Contract, expected: Expectation | None = None
+) -> list[Finding]:
+    """Check one call against the contract and, if given, a case's `expect` object."""
+    if expected is None:
+        return _call_findings(call, contract, None, "")
+    if expected.kind != "tool_call" or not expected.calls:
+        return _unexpected(call, contract, expected, "")
+    candidates = [_call_findings(call, contract, wanted, "") for wanted in expected.calls]
+    best = min(candidates, key=_cost)
+    return best + _unsafe(call, contract, expected, "")
+
+
+def validate_decision(decision: Decision, case: Case, contract: Contract) -> list[Finding]:
+    """Check a first-turn decision against `case.expect`."""
+    return check_expectation(decision, case.expect, contract)
+
+
+def check_expectation(
+    decision: Decision,
+    expected: Expectation,
+    contract: Contract,
+    *,
+    after_error: bool = False,
+) -> list[Finding]:
+    """Check a decision against an expectation.
+
+    `after_error` marks a turn that follows a failed tool result: saying a
+    forbidden phrase there is a false success rather than a plain text mismatch.
+    """
+    findings: list[Finding] = []
+    if expected.kind == "tool_call":
+        findings += _match_calls(decision, expected, contract)
+    else:
+        if decision.kind in ("text", "refusal") and decision.kind != expected.kind:
+            findings.append(
+                Finding(
+                    "text_mismatch",
+                    "/kind",
+                    expected.kind,
+                    decision.kind,
+                    f"expected a {expected.kind} answer, got a {decision.kind}",
+                )
+            )
+        for index, call in enumerate(decision.calls):
+            prefix = pointer("calls", index)
+            if expected.must_not_call:
+                findings += _unexpected(call, contract, expected, prefix)
+            else:
+                findings += _call_findings(call, contract, None, prefix)
+                findings += _unsafe(call, contract, expected, prefix)
+    findings += _text_findings(decision, expected, after_error)
+    return findings
+
+
+def _match_calls(decision: Decision, expected: Expectation, contract: Contract) -> list[Finding]:
+    # Sorting first makes the matching independent of the order the model used.
+    order = sorted(
+        range(len(decision.calls)),
+        key=lambda i: (decision.calls[i].name, _argument_key(decision.calls[i])),
+    )
+    actual = [decision.calls[i] for i in order]
+    pair_findings = [
+        [
+            _call_findings(call, contract, wanted, pointer("calls", order[row]))
+            for wanted in expected.calls
+        ]
+        for row, call in enumerate(actual)
+    ]
+    costs = [[_cost(cell) for cell in row] for row in pair_findings]
+    pairs, lone_actual, lone_expected = match_pairs(
+        costs, len(expected.calls), _UNMATCHED_COST, _UNMATCHED_COST
+    )
+    findings: list[Finding] = []
+    for row, col in pairs:
+        findings += pair_findings[row][col]
+        findings += _unsafe(actual[row], contract, expected, pointer("calls", order[row]))
+    for row in lone_actual:
+        findings += _unexpected(actual[row], contract, expected, pointer("calls", order[row]))
+    for col in lone_expected:
+        wanted = expected.calls[col]
+        findings.append(
+            Finding(
+                "missing_call",
+                pointer("calls"),
+                {"tool": wanted.tool, "arguments": wanted.arguments},
+                None,
+                f"expected a call to {wanted.tool}"
+                + (f"; the model answered with {decision.kind}" if not decision.calls else ""),
+            )
+        )
+    return sorted(findings, key=lambda f: (f.path, f.code))
+
+
+def _call_findings(
+    call: ToolCall, contract: Contract, wanted: ExpectedCall | None, prefix: str
+) -> list[Finding]:
+    findings: list[Finding] = []
+    spec = contract.get(call.name)
+    if spec is None:
+        return [
+            Finding(
+                "unknown_tool",
+                prefix + "/name",
+                wanted.tool if wanted else sorted(contract.names),
+                call.name,
+                f"the model called {call.name!r}, which the contract does not declare",
+            )
+        ]
+    same_tool = wanted is None or wanted.tool == call.name
+    if not same_tool:
+        assert wanted is not None
+        findings.append(
+            Finding(
+                "wrong_tool",
+                prefix + "/name",
+                wanted.tool,
+                call.name,
+                f"expected {wanted.tool}, the model called {call.name}",
+            )
+        )
+    if call.arguments is None:
+        findings.append(
+            Finding(
+                "invalid_json",
+                prefix + "/arguments",
+                "a JSON object",
+                call.raw_arguments,
+                f"{call.name}: arguments are not a JSON object; kept raw, not repaired",
+            )
+        )
+        return findings
+    base = prefix + "/arguments"
+    for violation in contract.validator(call.name).violations(call.arguments):
+        findings.append(
+            Finding(
+                _KEYWORD_CODES.get(violation.keyword, "schema_violation"),
+                base + violation.pointer,
+                violation.schema_value,
+                violation.instance,
+                f"{call.name}: {violation.message}",
+            )
+        )
+    if same_tool and wanted is not None and wanted.arguments is not None:
+        for at, want, got in _differences(wanted.arguments, call.arguments, ""):
+            findings.append(
+                Finding(
+                    "argument_mismatch",
+                    base + at,
+                    None if want is _MISSING else want,
+                    None if got is _MISSING else got,
+                    f"{call.name}{at or '/'}: expected {_show(want)}, got {_show(got)}",
+                )
+            )
+    return findings
+
+
+def _unexpected(
+    call: ToolCall, contract: Contract, expected: Expectation, prefix: str
+) -> list[Finding]:
+    findings = [
+        Finding(
+            "unexpected_call",
+            prefix or "/calls",
+            None,
+            {"tool": call.name, "arguments": call.arguments},
+            f"the model called {call.name}, which the case does not expect",
+        )
+    ]
+    if contract.get(call.name) is None:
+        findings += _call_findings(call, contract, None, prefix)
+    return findings + _unsafe(call, contract, expected, prefix)
+
+
+def _unsafe(
+    call: ToolCall, contract: Contract, expected: Expectation, prefix: str
+) -> list[Finding]:
+    spec = contract.get(call.name)
+    if spec is None or spec.effect != "write" or call.name in expected.tools:
+        return []
+    return [
+        Finding(
+            "unsafe_call",
+            prefix + "/name",
+            None,
+            call.name,
+            f"{call.name} changes state and the case does not ask for it",
+        )
+    ]
+
+
+def _text_findings(decision: Decision, expected: Expectation, after_error: bool) -> list[Finding]:
+    text = (decision.text or "").casefold()
+    findings: list[Finding] = []
+    if expected.contains_any and not any(
+        phrase.casefold() in text for phrase in expected.contains_any
+    ):
+        findings.append(
+            Finding(
+                "text_mismatch",
+                "/text",
+                list(expected.contains_any),
+                decision.text,
+                "the answer contains none of the expected phrases",
+            )
+        )
+    for phrase in expected.must_not_contain:
+        if phrase.casefold() in text:
+            findings.append(
+                Finding(
+                    "false_success" if after_error else "text_mismatch",
+                    "/text",
+                    f"no {phrase!r}",
+                    decision.text,
+                    (
+                        f"the answer claims success ({phrase!r}) after a failed tool call"
+                        if after_error
+                        else f"the answer contains the forbidden phrase {phrase!r}"
+                    ),
+                )
+            )
+    return findings
+
+
+_MISSING: Any = object()
+"""Marks an absent key; it reaches findings as null with "(missing)" in the message."""
+
+
+def _differences(want: Any, got: Any, at: str) -> list[tuple[str, Any, Any]]:
+    """Leaf-level differences, comparing canonical values: 2.5 != "2.5", {} != missing."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        found = []
+        for key in sorted(set(want) | set(got)):
+            where = at + pointer(key)
+            if key not in got:
+                found.append((where, want[key], _MISSING))
+            elif key not in want:
+                found.append((where, _MISSING, got[key]))
+            else:
+                found += _differences(want[key], got[key], where)
+        return found
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        found = []
+        for index, (left, right) in enumerate(zip(want, got, strict=True)):
+            found += _differences(left, right, at + pointer(index))
+        return found
+    return [] if same_value(want, got) else [(at, want, got)]
+
+
+def _show(value: Any) -> str:
+    return "(missing)" if value is _MISSING else canonical_json(value)
+
+
+def _argument_key(call: ToolCall) -> str:
+    if call.arguments is not None:
+        return canonical_json(call.arguments)
+    return canonical_json(call.raw_arguments)
+
+
+def _cost(findings: list[Finding]) -> float:
+    return sum(
+        _WRONG_TOOL_COST if f.code in ("wrong_tool", "unknown_tool") else 1.0 for f in findings
+    )

@@ -1,0 +1,1 @@
+"""Lint: provider compatibility of a suite's contract and targets."""

@@ -1,0 +1,129 @@
+"""Gemini compatibility rules: function and property names, tool count, the JSON Schema subset."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from fcreplay.inputs.config import Target
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.lint.rules import Found, Keywords, Provider, keyword_issues, nodes
+from fcreplay.sources import pointer
+
+_GEMINI_JSON_KEYWORDS = Keywords(
+    supported=frozenset(
+        {
+            "$id",
+            "$defs",
+            "$ref",
+            "$anchor",
+            "type",
+            "format",
+            "title",
+            "description",
+            "enum",
+            "items",
+            "prefixItems",
+            "minItems",
+            "maxItems",
+            "minimum",
+            "maximum",
+            "anyOf",
+            "oneOf",
+            "properties",
+            "additionalProperties",
+            "required",
+            "propertyOrdering",
+        }
+    ),
+    rejected=frozenset(),
+    rejected_rule="",
+    other_level="warning",
+    other_rule="Gemini parametersJsonSchema: {kw} is outside the documented subset; whether "
+    "it is ignored (not enforced) or rejected is unconfirmed (providers.md §5.3, §10)",
+)
+
+GEMINI = Provider(
+    label="Gemini",
+    name=re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$"),
+    name_rule="Gemini function names: start with a letter or _, then letters, digits, _ . - "
+    "(and : since 2025-12), at most 64 (128 since 2026-05) (providers.md §1.3)",
+    max_tools=128,
+    max_tools_level="warning",
+    max_tools_rule="Vertex AI documents at most 128 function declarations per request "
+    "(providers.md §1.3)",
+)
+
+
+def check_gemini(
+    target: Target,
+    tools: Sequence[ToolSpec],
+    wired: Sequence[tuple[ToolSpec, dict[str, Any]]],
+    parallel: bool | None,
+    *,
+    carried: bool,
+) -> Found:
+    """What Gemini ignores or rejects in the schemas as wired, and settings it cannot carry.
+
+    `carried`: the adapter's request reads back as the contract, keyword for keyword.
+    """
+    from fcreplay.adapters.gemini import to_openapi_subset
+
+    if target.strict:
+        yield (
+            "warning",
+            "",
+            "strict = true changes nothing: Gemini has no strict flag",
+            "Gemini: function declarations have no strict flag (providers.md §5.3)",
+        )
+    if parallel is not None:
+        yield (
+            "warning",
+            "",
+            f"parallel_tool_calls = {json.dumps(parallel)} is not sent: the model may "
+            "still answer with several calls at once",
+            "Gemini: no parallel-call toggle [unconfirmed] (providers.md §1.1, §5.4)",
+        )
+    property_name = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$")
+    for tool, schema in wired:
+        root = pointer(tool.name, "parameters")
+        for at, node, _ in nodes(schema):
+            here = root + pointer(*at)
+            yield from keyword_issues(node, here, _GEMINI_JSON_KEYWORDS)
+            ref = node.get("$ref")
+            siblings = sorted(k for k in node if not k.startswith("$"))
+            if ref is not None and siblings:
+                yield (
+                    "error",
+                    here,
+                    f"$ref with sibling keywords {', '.join(siblings)}",
+                    "Gemini parametersJsonSchema: a subschema with $ref may only have other "
+                    "$-keywords (providers.md §5.3)",
+                )
+            properties = node.get("properties")
+            for name in properties if isinstance(properties, dict) else ():
+                if not property_name.match(name):
+                    yield (
+                        "warning",
+                        here + pointer("properties", name),
+                        f"property name {name!r} is refused in Gemini's Schema",
+                        "Gemini: property names start with a letter or _, then "
+                        "[a-zA-Z0-9_], at most 64 (providers.md §1.3)",
+                    )
+    # The `parameters` subset matters only when declarations go out in it; a request
+    # that reads back as the contract sent them as full JSON Schema.
+    if not carried:
+        return
+    for tool in tools:
+        for at, keyword in to_openapi_subset(tool.parameters)[1]:
+            yield (
+                "note",
+                pointer(tool.name, "parameters") + at + pointer(keyword),
+                f"{keyword} would be dropped by the `parameters` (OpenAPI subset) form; that "
+                "subset applies only to `parameters`, and this adapter sends "
+                "`parametersJsonSchema`, which carries it",
+                "Gemini parameters: an OpenAPI 3.0 subset that rejects additionalProperties, "
+                "exclusiveMinimum, multipleOf, const... (providers.md §5.3)",
+            )

@@ -1,0 +1,218 @@
+"""The run report: metrics per target × variant and the error table, as text, JSON, CSV or Markdown.
+
+The JSON follows the seed's report shape (run_id, contract_hash, prompt_version,
+cases_version, one `results` entry per target, model and variant with the metrics,
+null where a metric has no denominator), extended with the variant, attempt
+counts and positional sensitivity. HTML lives in `report_html`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from fcreplay.metrics import METRICS, positional_sensitivity, tally
+from fcreplay.render.markdown import table
+
+REPORT_FORMAT = 1
+
+HEADERS = {
+    "decision_accuracy": "decision",
+    "tool_selection_accuracy": "tool sel.",
+    "raw_schema_validity": "raw schema",
+    "exact_argument_accuracy": "exact args",
+    "unsafe_call_rate": "unsafe",
+    "error_recovery_accuracy": "recovery",
+    "consistency": "consistent",
+}
+"""Short column titles of the metrics in tables."""
+
+ERROR_COLUMNS = (
+    "target",
+    "model",
+    "variant",
+    "case_id",
+    "attempt",
+    "step",
+    "code",
+    "path",
+    "expected",
+    "actual",
+)
+
+
+def build_report(records: Sequence[dict[str, Any]], run_id: str | None = None) -> dict[str, Any]:
+    """The JSON-ready report of a run's attempt records."""
+    tallies = tally(records)
+    results = []
+    for (target, variant), counts in tallies.items():
+        reported = sorted(counts.models_reported)
+        results.append(
+            {
+                "target": target,
+                "provider": counts.adapter,
+                "model": counts.model,
+                "model_reported": reported[0] if len(reported) == 1 else (reported or None),
+                "variant": variant,
+                "cases": len(counts.cases),
+                "attempted": counts.attempted,
+                "transport_errors": counts.transport_errors,
+                "request_drift": counts.request_drift,
+                "normalizer_bugs": counts.normalizer_bugs,
+                **counts.metrics(),
+                "counts": counts.counts(),
+            }
+        )
+    return {
+        "fcreplay_report": REPORT_FORMAT,
+        "run_id": run_id or _single(records, "run_id"),
+        "contract_hash": _single(records, "contract_hash"),
+        "prompt_version": _single(records, "prompt_version"),
+        "cases_version": _single(records, "cases_version"),
+        "fcreplay_version": _single(records, "fcreplay_version"),
+        "results": results,
+        "positional_sensitivity": positional_sensitivity(tallies),
+    }
+
+
+def _single(records: Sequence[dict[str, Any]], key: str) -> Any:
+    """The value all records share, or the sorted distinct values when they disagree."""
+    values = sorted({str(r.get(key)) for r in records if r.get(key) is not None})
+    return values[0] if len(values) == 1 else (values or None)
+
+
+def rate(value: float | None) -> str:
+    """A metric as shown in tables: a percentage with one decimal, or a dash for null."""
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def metric_rows(report: dict[str, Any]) -> list[list[str]]:
+    """Header plus one row per result: target/variant, counts, then each metric."""
+    rows = [["target/variant", "attempts", "errors", *HEADERS.values()]]
+    for result in report["results"]:
+        rows.append(
+            [
+                f"{result['target']}/{result['variant']}",
+                str(result["attempted"]),
+                str(result["transport_errors"]),
+                *(rate(result[name]) for name in METRICS),
+            ]
+        )
+    return rows
+
+
+def notes(report: dict[str, Any]) -> list[str]:
+    """What a reader must know to read the figures right."""
+    lines = []
+    errors = sum(r["transport_errors"] for r in report["results"])
+    if errors:
+        lines.append(
+            f"{_attempts(errors)} ended in a transport or provider error; they are counted "
+            "apart and left out of every denominator"
+        )
+    drift = sum(r["request_drift"] for r in report["results"])
+    if drift:
+        lines.append(f"{_attempts(drift)} drifted from their cassette (request_drift)")
+    for result in report["results"]:
+        if result["normalizer_bugs"]:
+            lines.append(
+                f"normalizer bug: {_attempts(result['normalizer_bugs'])} of "
+                f"{result['target']}/no_tools parsed a tool call although no tool was declared"
+            )
+    sensitivity = report["positional_sensitivity"]
+    if any(value is not None for value in sensitivity.values()):
+        shown = ", ".join(f"{t} {rate(v)}" for t, v in sensitivity.items())
+        lines.append(f"positional sensitivity (auto vs reversed): {shown}")
+    lines.append("— : no denominator (nothing to measure); forced is never mixed with auto")
+    return lines
+
+
+def _attempts(count: int) -> str:
+    return f"{count} attempt" + ("" if count == 1 else "s")
+
+
+def render_text(report: dict[str, Any]) -> str:
+    """A terminal table with a header line and the notes below it."""
+    rows = metric_rows(report)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [f"run {report['run_id']}  prompt {report['prompt_version']}"]
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    lines += notes(report)
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """A Markdown table of the metrics, ready to paste into a pull request."""
+    rows = metric_rows(report)
+    lines = [f"**fcreplay report** run `{report['run_id']}`", ""]
+    lines += table(rows[0], rows[1:], right=range(1, len(rows[0])))
+    lines.append("")
+    lines += [f"- {note}" for note in notes(report)]
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: dict[str, Any]) -> str:
+    """The report as indented JSON."""
+    return json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+
+
+def error_rows(records: Sequence[dict[str, Any]]) -> list[list[Any]]:
+    """One row per finding and per transport error, columns as in ERROR_COLUMNS."""
+    rows: list[list[Any]] = []
+    for record in records:
+        head = [record["target"], record.get("model"), record["variant"], record["case_id"]]
+        for finding in record.get("findings") or []:
+            rows.append(
+                [
+                    *head,
+                    record["attempt"],
+                    finding.get("step"),
+                    finding["code"],
+                    finding.get("path", ""),
+                    _cell(finding.get("expected")),
+                    _cell(finding.get("actual")),
+                ]
+            )
+        error = record.get("transport_error")
+        if error:
+            step = len(record.get("steps") or [])
+            actual = f"{error.get('type')}: {error.get('message')}"
+            rows.append([*head, record["attempt"], step, "transport_error", "", "", actual])
+    return rows
+
+
+def render_csv(records: Sequence[dict[str, Any]]) -> str:
+    """The error table as CSV (values that are not strings written as compact JSON)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(ERROR_COLUMNS)
+    writer.writerows(error_rows(records))
+    return out.getvalue()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def render(fmt: str, records: Sequence[dict[str, Any]], run_id: str | None = None) -> str:
+    """The report of `records` in one of text, json, csv, markdown, html."""
+    if fmt == "csv":
+        return render_csv(records)
+    report = build_report(records, run_id)
+    if fmt == "html":
+        from fcreplay.render.report_html import render_html
+
+        return render_html(report, records)
+    renderers = {"text": render_text, "json": render_json, "markdown": render_markdown}
+    return renderers[fmt](report)

@@ -1,0 +1,1 @@
+"""Schema diff: the tool declarations requests sent, classified against the canonical contract."""

@@ -1,0 +1,319 @@
+"""Schema diff: the tool declarations recorded requests sent, against the canonical contract.
+
+Every recorded request is read back with its adapter (`sent_tools`, `read_request`)
+and compared with what its unit should have sent (`plan.unit_tools`,
+`plan.unit_settings`). Each difference gets one class:
+
+- `lossless`, `constraint_lost`, `semantic_change`, `description_changed`: a
+  declared tool's description and schema, keyword by keyword
+  (`fcreplay.schemadrift` has the rules);
+- `tool_missing`, `tool_extra`, `order_changed`: the declared tools against the
+  list (and order) the variant sends;
+- `tool_choice_mismatch`, `parallel_mismatch`: the request's tool choice and
+  parallel policy against the unit's settings for that step. A policy the wire
+  format cannot carry (Gemini has no parallel toggle) is not a mismatch when the
+  request leaves it out; `fcreplay lint` reports the limitation.
+
+An entry is `documented` when the adapter's own `wire_schema` transform makes
+the same change (Anthropic's strict transform moves constraints into the
+description, for instance); that explains a difference but does not excuse it.
+
+Requests repeat the same declaration thousands of times, so each request costs
+one fingerprint and one dictionary lookup; each distinct declaration is diffed
+once (through `structdiff`, the only deepdiff user) and its differences counted.
+
+This module collects and folds; `requestdrift` holds the request-wide classes,
+`schemadiff_result` the result and its JSON, `schemadiff_render` the text and
+Markdown output. Their public names are re-exported here.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fcreplay.adapters import Adapter, get_adapter
+from fcreplay.canonical import canonical_json
+from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_cassette
+from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
+from fcreplay.exchange import Message, RequestSettings, ToolChoice
+from fcreplay.inputs.suite import Suite
+from fcreplay.render.schemadiff import FORMATS as FORMATS
+from fcreplay.schemadiff.classes import CLASSES, Drift, drift_key
+from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
+from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
+from fcreplay.schemadiff.tool_settings import Expected, setting_drifts
+from fcreplay.schemadiff.tool_settings import declaration_drifts as declaration_drifts
+
+ALLOWABLE = CLASSES[1:]
+"""Classes `--allow` and `schema_diff_allow` accept; lossless never blocks anyway."""
+
+
+def schema_diff(
+    suite: Suite,
+    *,
+    targets: Sequence[str] = (),
+    cassettes: Path | None = None,
+    allow: Iterable[str] = (),
+    loaded: Iterable[Cassette] | None = None,
+) -> SchemaDiffResult:
+    """Diff every recorded request of the planned units against the contract.
+
+    Reads `cassettes` (default: the suite's folder), or the already-loaded
+    `loaded` cassettes (matched to units by their fcreplay block). `allow` adds
+    to the suite's `schema_diff_allow`. Raises InputError for an unknown target
+    or an unreadable cassette file, ValueError for an unknown class in `allow`.
+    """
+    differ = SchemaDiffer(suite, allow=allow)
+    units = plan_units(suite, targets=targets)
+    if loaded is not None:
+        by_key = {(u.target.name, u.variant, u.case.id): u for u in units}
+        for cassette in loaded:
+            meta = cassette.meta
+            unit = by_key.get((meta.target, meta.variant, meta.case_id)) if meta else None
+            if unit is None:
+                differ.skip(f"{cassette.path}: not the cassette of a planned target/variant/case")
+            else:
+                differ.add(cassette, unit)
+        return differ.result()
+    folder = cassettes or suite.config.cassettes
+    for unit in units:
+        path = unit.cassette_path(folder)
+        if path.is_file():
+            differ.add(load_cassette(path), unit)
+        else:
+            differ.missing.append(str(path))
+    return differ.result()
+
+
+def allowed_classes(allow: Iterable[str], suite: Suite) -> tuple[str, ...]:
+    """The union of `allow` and the suite's `schema_diff_allow`, in CLASSES order."""
+    chosen = set(allow) | set(suite.config.schema_diff_allow)
+    unknown = sorted(chosen - set(ALLOWABLE) - {"lossless"})
+    if unknown:
+        raise ValueError(f"unknown class {unknown[0]!r} (known: {', '.join(ALLOWABLE)})")
+    return tuple(kind for kind in ALLOWABLE if kind in chosen)
+
+
+@dataclass
+class _Seen:
+    """The first request of one fingerprint, and how often it recurred."""
+
+    body: dict[str, Any]
+    uri: str
+    example: str
+    count: int = 1
+
+
+class SchemaDiffer:
+    """Collects recorded requests cassette by cassette; `result()` diffs and folds them."""
+
+    def __init__(self, suite: Suite, *, allow: Iterable[str] = ()) -> None:
+        self.suite = suite
+        self.allowed = allowed_classes(allow, suite)
+        self.missing: list[str] = []
+        """Planned cassettes not found on disk."""
+        self._skipped: list[str] = []
+        self._seen: dict[tuple[Expected, bytes], _Seen] = {}
+        self._expected: dict[tuple[str, str, bool], Expected] = {}
+        self._reducible: dict[str, bool] = {}
+        self._conversation: dict[str, frozenset[str]] = {}
+        self._requests = 0
+        self._cassettes = 0
+
+    def skip(self, reason: str) -> None:
+        """Note something that could not be compared."""
+        self._skipped.append(reason)
+
+    def note_missing(self, path: Path) -> None:
+        """Note a planned cassette that is not on disk."""
+        self.missing.append(str(path))
+
+    def fresh(self) -> SchemaDiffer:
+        """An empty differ for the same suite (one per replay worker chunk)."""
+        return SchemaDiffer(self.suite, allow=self.allowed)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A worker sends back only what it collected; the suite (compiled
+        # validators included) stays behind and cannot be pickled anyway.
+        keep = ("allowed", "missing", "_skipped", "_seen", "_requests", "_cassettes")
+        return {name: self.__dict__[name] for name in keep}
+
+    def merge(self, other: Any) -> None:
+        """Add what another differ collected (a replay worker's share)."""
+        assert isinstance(other, SchemaDiffer)
+        for key, seen in other._seen.items():
+            mine = self._seen.get(key)
+            if mine is None:
+                self._seen[key] = seen
+            else:
+                mine.count += seen.count
+        self.missing += other.missing
+        self._skipped += other._skipped
+        self._requests += other._requests
+        self._cassettes += other._cassettes
+
+    def add(self, cassette: Cassette, unit: Unit) -> None:
+        """Count every request of `cassette`, recorded for `unit`."""
+        self._cassettes += 1
+        name = cassette.meta.adapter if cassette.meta else unit.target.adapter
+        try:
+            adapter = get_adapter(name)
+        except ValueError:
+            name, adapter = unit.target.adapter, get_adapter(unit.target.adapter)
+        example = str(cassette.path)
+        for index, interaction in enumerate(cassette.interactions):
+            if isinstance(interaction, UnreadableInteraction):
+                self.skip(f"{example}: interaction {index + 1}: {interaction.reason}")
+                continue
+            body, uri = interaction.request.body, interaction.request.uri
+            if not isinstance(body, dict):
+                self.skip(f"{example}: interaction {index + 1}: request body is not a JSON object")
+                continue
+            step = (interaction.label or {}).get("step")
+            if not isinstance(step, int):
+                step = adapter.read_request(body, uri).tool_result_turns
+            expected = self._expectation(unit, name, step)
+            key = (expected, self._fingerprint(adapter, name, body, uri))
+            seen = self._seen.get(key)
+            if seen is None:
+                self._seen[key] = _Seen(body, uri, example)
+            else:
+                seen.count += 1
+            self._requests += 1
+
+    def _expectation(self, unit: Unit, adapter: str, step: int) -> Expected:
+        # Only the first step differs (a case's tool_choice is for its first turn).
+        cache_key = (unit.label, adapter, step > 0)
+        expected = self._expected.get(cache_key)
+        if expected is None:
+            settings = unit_settings(self.suite, unit, step)
+            expected = Expected(
+                target=unit.target.name,
+                adapter=adapter,
+                strict=settings.strict,
+                tools=tuple(tool.name for tool in unit_tools(self.suite, unit)),
+                choice=settings.tool_choice,
+                parallel=settings.parallel_tool_calls,
+            )
+            self._expected[cache_key] = expected
+        return expected
+
+    def _fingerprint(self, adapter: Adapter, name: str, body: dict[str, Any], uri: str) -> bytes:
+        """Bytes equal for requests that declare and choose tools the same way.
+
+        The conversation, which changes every turn, is left out: the top-level
+        keys the adapter fills from the history (found by building two requests
+        that differ only there). On the first request of each adapter that
+        declares tools, the reduced body is checked to read back the same tools,
+        tool choice and parallel policy; where it does not, the whole body is
+        the fingerprint.
+        """
+        conversation = self._conversation.get(name)
+        if conversation is None:
+            conversation = self._conversation[name] = _conversation_keys(adapter)
+        reduced = {k: v for k, v in body.items() if k not in conversation}
+        reducible = self._reducible.get(name)
+        if reducible is None:
+            full, part = adapter.read_request(body, uri), adapter.read_request(reduced, uri)
+            same = (full.tool_choice, full.parallel_tool_calls, full.tool_names) == (
+                part.tool_choice,
+                part.parallel_tool_calls,
+                part.tool_names,
+            ) and adapter.sent_tools(body) == adapter.sent_tools(reduced)
+            if full.tool_names or not same:
+                self._reducible[name] = reducible = same
+        value = reduced if reducible else body
+        try:
+            return marshal.dumps(value)
+        except ValueError:  # not plain JSON values (an odd YAML cassette)
+            return json.dumps(value, sort_keys=True, default=repr).encode()
+
+    def result(self) -> SchemaDiffResult:
+        """Diff each distinct declaration once and fold identical drifts."""
+        declarations: dict[tuple[str, bool, tuple[str, ...], str], list[Drift]] = {}
+        folded: dict[tuple[Any, ...], list[Any]] = {}
+        for (expected, _), seen in self._seen.items():
+            adapter = get_adapter(expected.adapter)
+            specs = adapter.sent_tools(seen.body)
+            sent_key = canonical_json([spec.to_json() for spec in specs])
+            key = (expected.adapter, expected.strict, expected.tools, sent_key)
+            drifts = declarations.get(key)
+            if drifts is None:
+                drifts = declarations[key] = declaration_drifts(
+                    self.suite, adapter, expected.strict, expected.tools, specs
+                )
+            view = adapter.read_request(seen.body, seen.uri)
+            found = drifts + setting_drifts(expected, view.tool_choice, view.parallel_tool_calls)
+            for drift in found:
+                fold_key = (
+                    expected.target,
+                    drift.tool,
+                    drift.pointer,
+                    drift.kind,
+                    drift_key(drift.contract),
+                    drift_key(drift.sent),
+                    drift.documented,
+                )
+                slot = folded.get(fold_key)
+                if slot is None:
+                    folded[fold_key] = [drift, seen.count, seen.example]
+                else:
+                    slot[1] += seen.count
+        order = {target.name: index for index, target in enumerate(self.suite.config.targets)}
+        entries = sorted(
+            (
+                SchemaDiffEntry(
+                    target=key[0],
+                    tool=drift.tool,
+                    pointer=drift.pointer,
+                    kind=drift.kind,
+                    contract=drift.contract,
+                    sent=drift.sent,
+                    count=count,
+                    example=example,
+                    documented=drift.documented,
+                    status=self._status(drift.kind),
+                )
+                for key, (drift, count, example) in folded.items()
+            ),
+            key=lambda e: (
+                order.get(e.target, len(order)),
+                e.target,
+                e.tool or "",
+                e.pointer,
+                CLASSES.index(e.kind),
+                drift_key(e.contract),
+                drift_key(e.sent),
+            ),
+        )
+        return SchemaDiffResult(
+            entries=tuple(entries),
+            requests=self._requests,
+            blocking=tuple(e for e in entries if e.status == "blocking"),
+            allowed=self.allowed,
+            cassettes=self._cassettes,
+            declarations=len(declarations),
+            missing=tuple(self.missing),
+            skipped=tuple(self._skipped),
+        )
+
+    def _status(self, kind: str) -> str:
+        if kind == "lossless":
+            return "lossless"
+        return "allowed" if kind in self.allowed else "blocking"
+
+
+def _conversation_keys(adapter: Adapter) -> frozenset[str]:
+    """Top-level body keys that carry the conversation in this adapter's requests."""
+    settings = RequestSettings(ToolChoice("no_tools"))
+    try:
+        one = adapter.build_request("m", [Message("user", "one")], [], settings).body
+        two = adapter.build_request("m", [Message("user", "two")], [], settings).body
+    except ValueError:
+        return frozenset()
+    return frozenset(key for key in one.keys() | two.keys() if one.get(key) != two.get(key))

@@ -1,0 +1,89 @@
+"""The schema diff's result: folded entries, counts and their JSON form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fcreplay.render.schemadiff import render
+from fcreplay.structdiff import MISSING
+
+
+@dataclass(frozen=True)
+class SchemaDiffEntry:
+    """One folded line: identical drifts of one target across requests."""
+
+    target: str
+    tool: str | None
+    pointer: str
+    kind: str
+    contract: Any
+    sent: Any
+    count: int
+    """How many requests carried this difference."""
+    example: str
+    """One cassette that holds such a request."""
+    documented: bool
+    status: str
+    """"lossless", "allowed" or "blocking"."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as JSON; a missing value is null plus a `*_missing` flag."""
+        return {
+            "target": self.target,
+            "tool": self.tool,
+            "pointer": self.pointer,
+            "class": self.kind,
+            "status": self.status,
+            "contract": None if self.contract is MISSING else self.contract,
+            "sent": None if self.sent is MISSING else self.sent,
+            **({"contract_missing": True} if self.contract is MISSING else {}),
+            **({"sent_missing": True} if self.sent is MISSING else {}),
+            "count": self.count,
+            "example": self.example,
+            "documented": self.documented,
+        }
+
+
+@dataclass(frozen=True)
+class SchemaDiffResult:
+    """What `schema_diff` found; `blocking` entries make `fcreplay schema-diff` exit 1."""
+
+    entries: tuple[SchemaDiffEntry, ...]
+    requests: int
+    """Recorded requests read and compared."""
+    blocking: tuple[SchemaDiffEntry, ...]
+    """Entries whose class is neither lossless nor allowed."""
+    allowed: tuple[str, ...] = ()
+    """Classes allowed by the caller and the suite's `schema_diff_allow`."""
+    cassettes: int = 0
+    declarations: int = 0
+    """Distinct tool declarations (per adapter and strict flag) actually diffed."""
+    missing: tuple[str, ...] = ()
+    """Planned cassettes not on disk (replay reports them as failures)."""
+    skipped: tuple[str, ...] = ()
+    """Interactions or cassettes that could not be compared, and why."""
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing blocks."""
+        return not self.blocking
+
+    def to_json(self) -> dict[str, Any]:
+        """A stable JSON object: counts, then every entry in report order."""
+        return {
+            "schema_diff": 1,
+            "ok": self.ok,
+            "requests": self.requests,
+            "cassettes": self.cassettes,
+            "declarations": self.declarations,
+            "allowed": list(self.allowed),
+            "blocking": len(self.blocking),
+            "entries": [entry.to_json() for entry in self.entries],
+            "missing_cassettes": list(self.missing),
+            "skipped": list(self.skipped),
+        }
+
+    def render(self, fmt: str) -> str:
+        """The result as "text", "json" or "markdown", ending with a newline."""
+        return render(self, fmt)

@@ -1,0 +1,98 @@
+"""Request-wide drifts: the declared tools against the unit's list, and its tool settings.
+
+`tool_extra`, `tool_missing` and `order_changed` compare the tools a request
+declared with the list (and order) its variant sends, then each declared tool is
+diffed keyword by keyword (`schemadrift`); `tool_choice_mismatch` and
+`parallel_mismatch` compare the request's tool choice and parallel policy with
+the unit's settings for that step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fcreplay.adapters import Adapter
+from fcreplay.exchange import ToolChoice
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.inputs.suite import Suite
+from fcreplay.schemadiff.classes import Drift, tool_drifts
+from fcreplay.sources import pointer
+from fcreplay.structdiff import MISSING
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What one step of one unit should send, as far as schema diff looks."""
+
+    target: str
+    adapter: str
+    strict: bool
+    tools: tuple[str, ...]
+    choice: ToolChoice
+    parallel: bool | None
+
+
+def declaration_drifts(
+    suite: Suite,
+    adapter: Adapter,
+    strict: bool,
+    expected: Sequence[str],
+    sent: Sequence[ToolSpec],
+) -> list[Drift]:
+    """Differences between the tools a request declared and the ones it should have."""
+    wanted = set(expected)
+    drifts: list[Drift] = []
+    declared: dict[str, ToolSpec] = {}
+    for spec in sent:
+        if spec.name in declared or spec.name not in wanted:
+            drifts.append(Drift(spec.name, pointer(spec.name), "tool_extra", MISSING, spec.name))
+        else:
+            declared[spec.name] = spec
+    drifts += [
+        Drift(name, pointer(name), "tool_missing", name, MISSING)
+        for name in expected
+        if name not in declared
+    ]
+    expected_order = [name for name in expected if name in declared]
+    if list(declared) != expected_order:
+        drifts.append(Drift(None, "", "order_changed", expected_order, list(declared)))
+    for name, spec in declared.items():
+        tool = suite.contract.by_name[name]
+        drifts += tool_drifts(tool, spec, adapter.wire_schema(tool.parameters, strict))
+    return drifts
+
+
+def _choice_json(choice: ToolChoice) -> dict[str, Any]:
+    return {"mode": choice.mode, **({"tool": choice.tool} if choice.tool else {})}
+
+
+_NO_PARALLEL_KNOB: dict[str, Callable[[ToolChoice], bool]] = {
+    # Gemini has no parallel-call toggle (providers.md §1.1, §5.4).
+    "gemini": lambda choice: True,
+    # Anthropic's policy lives in tool_choice, and {"type": "none"} takes none (§4.4).
+    "anthropic": lambda choice: choice.mode == "none",
+}
+"""Adapters whose wire format cannot carry the parallel policy (for that tool choice);
+`fcreplay lint` reports the limitation, so schema diff does not count it per request."""
+
+
+def setting_drifts(expected: Expected, choice: ToolChoice, parallel: bool | None) -> list[Drift]:
+    """Tool choice and parallel policy against the unit's settings for that step."""
+    drifts = []
+    if choice != expected.choice:
+        drifts.append(
+            Drift(
+                None,
+                "",
+                "tool_choice_mismatch",
+                _choice_json(expected.choice),
+                _choice_json(choice),
+            )
+        )
+    no_knob = _NO_PARALLEL_KNOB.get(expected.adapter)
+    unsent = parallel is None and no_knob is not None and no_knob(expected.choice)
+    if parallel != expected.parallel and not unsent:
+        drifts.append(Drift(None, "", "parallel_mismatch", expected.parallel, parallel))
+    return drifts

@@ -1,0 +1,1 @@
+"""The bundled loopback provider simulator: a test and demo tool, never a claim about models."""
