@@ -360,7 +360,7 @@ def _record_once(size: int, seed: int, chosen: list[str], concurrency: int) -> d
     """One recording run into a fresh folder, from a fresh simulator; checks its run log."""
     from fcreplay.engine.plan import plan_units
     from fcreplay.inputs.suite import load_suite
-    from fcreplay.runlog import attempt_key, read_run_log
+    from fcreplay.runlog import read_run_log
     from fcreplay.simulator.server import running_simulator
 
     folder = generate.data_dir(size)
@@ -388,7 +388,7 @@ def _record_once(size: int, seed: int, chosen: list[str], concurrency: int) -> d
             for n in range(1, suite.config.repetitions + 1)
         ]
         records = read_run_log(Path(inner["log"])).records
-        keys = [attempt_key(r) for r in records]
+        keys = [r.key for r in records]
         stats = generate.cassette_stats(scratch / "cassettes")
     seconds = float(inner["seconds"])
     return {
@@ -398,7 +398,7 @@ def _record_once(size: int, seed: int, chosen: list[str], concurrency: int) -> d
         "exchanges": stats["exchanges"],
         "attempts_per_second": len(records) / seconds,
         "exchanges_per_second": stats["exchanges"] / seconds,
-        "errors": sum(r["verdict"] == "error" for r in records),
+        "errors": sum(r.verdict == "error" for r in records),
         "recorder_cpu_seconds": measured.cpu_seconds,
         "simulator_cpu_seconds": simulator_cpu,
         "cpu_busy": (measured.cpu_seconds + simulator_cpu) / measured.seconds,

@@ -57,7 +57,7 @@ class CheckResult:
             "missing": golden["missing"],
             "new": golden["new"],
             "unsafe": sum(
-                any(f.get("code") == "unsafe_call" for f in r["findings"]) for r in self.run.records
+                any(f.code == "unsafe_call" for f in r.findings) for r in self.run.records
             ),
             "flaky": golden["flaky"],
             "changed": golden["changed"],

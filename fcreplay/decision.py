@@ -122,6 +122,18 @@ class ProviderError:
             "retry_after": self.retry_after,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ProviderError:
+        """Rebuild an error from `to_json` output (the raw body is not kept there)."""
+        return cls(
+            status=int(data["status"]),
+            type=data.get("type"),
+            code=data.get("code"),
+            message=str(data.get("message", "")),
+            retryable=bool(data.get("retryable")),
+            retry_after=data.get("retry_after"),
+        )
+
 
 Signature = tuple[str, tuple[str, ...], str]
 

@@ -131,6 +131,20 @@ class ToolResult:
     """JSON object given back to the model."""
     is_error: bool = False
 
+    def to_json(self) -> dict[str, Any]:
+        """Return the result as a JSON-ready dict."""
+        return {
+            "call_id": self.call_id,
+            "name": self.name,
+            "content": self.content,
+            "is_error": self.is_error,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ToolResult:
+        """Rebuild a result from `to_json` output."""
+        return cls(data["call_id"], data["name"], data["content"], bool(data["is_error"]))
+
 
 @dataclass(frozen=True)
 class RequestView:

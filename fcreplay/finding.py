@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fcreplay.structdiff import Difference
+
 FindingCode = Literal[
     "wrong_tool",
     "unknown_tool",
@@ -40,16 +42,25 @@ class Finding:
     expected: Any
     actual: Any
     message: str
+    step: int | None = None
+    """The turn it was found at, when listed for a whole attempt."""
+    changes: tuple[Difference, ...] | None = None
+    """For `request_drift`: every difference between the recorded request and today's."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the finding as a JSON-ready dict."""
-        return {
+        data = {
             "code": self.code,
             "path": self.path,
             "expected": self.expected,
             "actual": self.actual,
             "message": self.message,
         }
+        if self.step is not None:
+            data["step"] = self.step
+        if self.changes is not None:
+            data["changes"] = [change.to_json() for change in self.changes]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Finding:
@@ -60,4 +71,10 @@ class Finding:
             expected=data.get("expected"),
             actual=data.get("actual"),
             message=data.get("message", ""),
+            step=data.get("step"),
+            changes=(
+                None
+                if data.get("changes") is None
+                else tuple(Difference.from_json(change) for change in data["changes"])
+            ),
         )

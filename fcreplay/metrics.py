@@ -39,11 +39,12 @@ expectation the first turn was checked against in its variant).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from fcreplay.canonical import canonical_json
+from fcreplay.finding import Finding
+from fcreplay.record import AttemptRecord, StepRecord
 
 METRICS = (
     "decision_accuracy",
@@ -86,21 +87,19 @@ class Assessment:
     normalizer_bug: bool = False
 
 
-def assess(record: dict[str, Any]) -> Assessment:
+def assess(record: AttemptRecord) -> Assessment:
     """Read one attempt record; see the module docstring for each rule."""
-    findings = record.get("findings") or []
-    steps = record.get("steps") or []
-    drift = any(f.get("code") == "request_drift" for f in findings)
-    transport_error = record.get("verdict") == "error"
-    raw_signature = record.get("signature")
-    signature = None if raw_signature is None else canonical_json(raw_signature)
-    if transport_error or raw_signature is None:
+    findings, steps = record.findings, record.steps
+    drift = record.drift is not None
+    transport_error = record.verdict == "error"
+    signature = None if record.signature is None else canonical_json(record.signature)
+    if transport_error or record.signature is None:
         return Assessment(False, transport_error, drift, signature)
-    kind, names = raw_signature[0], raw_signature[1]
+    kind, names, _ = record.signature
     first = [f for f in findings if _first_turn(f, steps)]
-    codes = {f["code"] for f in first}
+    codes = {f.code for f in first}
     made_call = bool(names)
-    expects = record["expect"]["kind"] == "tool_call"
+    expects = record.expect.kind == "tool_call"
     decision_right = expects == made_call and (
         expects or (kind != "invalid" and not _kind_mismatch(first))
     )
@@ -108,15 +107,15 @@ def assess(record: dict[str, Any]) -> Assessment:
     if expects:
         per_call: dict[int, set[str]] = {}
         for finding in first:
-            match = _CALL_INDEX.match(finding.get("path") or "")
+            match = _CALL_INDEX.match(finding.path)
             if match:
-                per_call.setdefault(int(match.group(1)), set()).add(finding["code"])
+                per_call.setdefault(int(match.group(1)), set()).add(finding.code)
         for index in range(len(names)):
             call_codes = per_call.get(index, set())
             if not call_codes & _OTHER_TOOL:
                 exact_calls += 1
                 exact_ok += not call_codes & _NOT_EXACT
-    statuses = [a.get("status") for step in steps for a in step.get("arguments") or []]
+    statuses = [check.status for step in steps for check in step.arguments]
     return Assessment(
         evaluated=True,
         transport_error=False,
@@ -129,49 +128,40 @@ def assess(record: dict[str, Any]) -> Assessment:
         raw_valid_calls=sum(status == "raw_valid" for status in statuses),
         exact_calls=exact_calls,
         exact_ok=exact_ok,
-        unsafe=any(f.get("code") == "unsafe_call" for f in findings),
+        unsafe=any(f.code == "unsafe_call" for f in findings),
         recovered=_recovered(findings, steps),
-        normalizer_bug=record.get("variant") == "no_tools" and any(_calls(s) for s in steps),
+        normalizer_bug=record.variant == "no_tools" and any(s.decision.calls for s in steps),
     )
 
 
-def _calls(step: dict[str, Any]) -> list[Any]:
-    return list((step.get("decision") or {}).get("calls") or [])
-
-
-def _first_turn(finding: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
+def _first_turn(finding: Finding, steps: Sequence[StepRecord]) -> bool:
     """Whether a finding comes from the check of the first-turn (phase) decision.
 
     That check is recorded at step 0 or at a step whose turn made calls; the
     then-check is recorded at a later turn without calls.
     """
-    if finding.get("code") in _NOT_FIRST_TURN:
+    if finding.code in _NOT_FIRST_TURN:
         return False
-    step = int(finding.get("step") or 0)
-    return step == 0 or (step < len(steps) and bool(_calls(steps[step])))
+    step = finding.step or 0
+    return step == 0 or (step < len(steps) and bool(steps[step].decision.calls))
 
 
-def _then_turn(finding: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
-    step = int(finding.get("step") or 0)
-    return 0 < step < len(steps) and not _calls(steps[step])
+def _then_turn(finding: Finding, steps: Sequence[StepRecord]) -> bool:
+    step = finding.step or 0
+    return 0 < step < len(steps) and not steps[step].decision.calls
 
 
-def _kind_mismatch(first: list[dict[str, Any]]) -> bool:
-    return any(f["code"] == "text_mismatch" and f.get("path") == "/kind" for f in first)
+def _kind_mismatch(first: list[Finding]) -> bool:
+    return any(f.code == "text_mismatch" and f.path == "/kind" for f in first)
 
 
-def _recovered(findings: list[dict[str, Any]], steps: list[dict[str, Any]]) -> bool | None:
-    failed = [
-        int(step.get("step", index))
-        for index, step in enumerate(steps)
-        if any(result.get("is_error") for result in step.get("tool_results") or [])
-    ]
+def _recovered(findings: Sequence[Finding], steps: Sequence[StepRecord]) -> bool | None:
+    failed = [step.step for step in steps if any(result.is_error for result in step.tool_results)]
     if not failed:
         return None
-    after = [f for f in findings if int(f.get("step") or 0) > failed[0]]
+    after = [f for f in findings if (f.step or 0) > failed[0]]
     return not any(
-        f["code"] in _RECOVERY or (f["code"] == "text_mismatch" and _then_turn(f, steps))
-        for f in after
+        f.code in _RECOVERY or (f.code == "text_mismatch" and _then_turn(f, steps)) for f in after
     )
 
 
@@ -203,22 +193,22 @@ class Tally:
     """case_id -> the signatures of its evaluated attempts."""
     cases: set[str] = field(default_factory=set)
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: AttemptRecord) -> None:
         """Count one attempt record."""
         seen = assess(record)
-        self.adapter = self.adapter or record.get("adapter")
-        self.model = self.model or record.get("model")
-        if record.get("model_reported"):
-            self.models_reported.add(record["model_reported"])
+        self.adapter = self.adapter or record.adapter
+        self.model = self.model or record.model
+        if record.model_reported:
+            self.models_reported.add(record.model_reported)
         self.attempted += 1
-        self.cases.add(record["case_id"])
+        self.cases.add(record.case_id)
         self.transport_errors += seen.transport_error
         self.request_drift += seen.drift
         self.normalizer_bugs += seen.normalizer_bug
         if not seen.evaluated:
             return
         assert seen.signature is not None
-        self.signatures.setdefault(record["case_id"], []).append(seen.signature)
+        self.signatures.setdefault(record.case_id, []).append(seen.signature)
         self.evaluated += 1
         self.decision_right += seen.decision_right
         self.expects_call += seen.expects_call
@@ -260,11 +250,11 @@ def _rate(numerator: int, denominator: int) -> float | None:
     return None if denominator == 0 else round(numerator / denominator, 4)
 
 
-def tally(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], Tally]:
+def tally(records: Iterable[AttemptRecord]) -> dict[tuple[str, str], Tally]:
     """Tallies keyed by (target, variant), in the order the records first show them."""
     tallies: dict[tuple[str, str], Tally] = {}
     for record in records:
-        key = (record["target"], record["variant"])
+        key = (record.target, record.variant)
         if key not in tallies:
             tallies[key] = Tally(*key)
         tallies[key].add(record)

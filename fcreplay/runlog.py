@@ -1,23 +1,19 @@
-"""The run log: one JSON line per attempt, appended and fsynced as each attempt ends."""
+"""The run log: one JSON line per attempt record, appended and fsynced as each attempt ends."""
 
 from __future__ import annotations
 
 import json
 import os
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from fcreplay.atomic import write_text_atomically
 from fcreplay.errors import InputError
-
-SCHEMA_VERSION = 1
-
-AttemptKey = tuple[str, str, str, int]
-"""(target, variant, case_id, attempt): what identifies an attempt within a run."""
+from fcreplay.record import AttemptKey, AttemptRecord, RecordShapeError
 
 
 def new_run_id(mode: str) -> str:
@@ -27,16 +23,11 @@ def new_run_id(mode: str) -> str:
     return f"{stamp}Z-{mode}-{secrets.token_hex(3)}"
 
 
-def attempt_key(record: dict[str, Any]) -> AttemptKey:
-    """The identity of an attempt record."""
-    return (record["target"], record["variant"], record["case_id"], int(record["attempt"]))
-
-
 @dataclass(frozen=True)
 class RunLogContents:
     """The complete records of a run log, and what was wrong with its tail, if anything."""
 
-    records: tuple[dict[str, Any], ...]
+    records: tuple[AttemptRecord, ...]
     torn_line: int | None = None
     """Line number of an incomplete last line (a write cut short), which was ignored."""
     complete_bytes: int = 0
@@ -48,7 +39,7 @@ class RunLogContents:
 def read_run_log(path: Path) -> RunLogContents:
     """Read every complete record; a torn last line is reported, not fatal.
 
-    Any other line that is not a JSON object is an input error: the log was
+    Any other line that is not an attempt record is an input error: the log was
     edited or damaged somewhere other than its tail.
     """
     try:
@@ -56,17 +47,23 @@ def read_run_log(path: Path) -> RunLogContents:
     except FileNotFoundError:
         raise InputError.at(path, None, "run log not found") from None
     *complete, tail = data.split(b"\n")
-    records: list[dict[str, Any]] = []
+    records: list[AttemptRecord] = []
     spans: list[tuple[int, int]] = []
     start = 0
     for number, raw in enumerate(complete, start=1):
+        line: object
         try:
-            record = json.loads(raw)
+            line = json.loads(raw)
         except ValueError:
-            record = None
-        if not isinstance(record, dict):
+            line = None
+        if not isinstance(line, dict):
             raise InputError.at(path, number, "not a JSON object; the run log is damaged")
-        records.append(record)
+        try:
+            records.append(AttemptRecord.from_json(line))
+        except RecordShapeError as exc:
+            raise InputError.at(
+                path, number, f"not an attempt record: {exc}; the run log is damaged"
+            ) from None
         spans.append((start, start + len(raw) + 1))
         start += len(raw) + 1
     # Records always end with a newline, so anything after the last one is a torn write.
@@ -106,11 +103,15 @@ class RunLogWriter:
         self.spans: dict[AttemptKey, tuple[int, int]] = dict(spans or {})
         """Where each record's line is, so the log can be reordered without parsing it."""
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: AttemptRecord) -> None:
         """Write one record and make it durable before returning."""
-        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        self.append_line(record.key, record_line(record))
+
+    def append_line(self, key: AttemptKey, text: str) -> None:
+        """Write one record already serialized by `record_line`."""
+        line = text.encode()
         self._stream.write(line)
-        self.spans[attempt_key(record)] = (self._end, self._end + len(line))
+        self.spans[key] = (self._end, self._end + len(line))
         self._end += len(line)
         self._stream.flush()  # a killed process keeps what was flushed
         if self._durable:  # a crashed machine keeps only what was synced
@@ -159,6 +160,6 @@ def newest_run_log(runs: Path) -> Path:
     return logs[-1]
 
 
-def iter_records(path: Path) -> Iterator[dict[str, Any]]:
-    """The complete records of a run log, in file order."""
-    yield from read_run_log(path).records
+def record_line(record: AttemptRecord) -> str:
+    """The record as its run-log line, newline included."""
+    return json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"

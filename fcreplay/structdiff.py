@@ -36,6 +36,15 @@ class Difference:
             **({"after_missing": True} if self.after is MISSING else {}),
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Difference:
+        """Rebuild a difference from `to_json` output, MISSING included."""
+        return cls(
+            path=data["path"],
+            before=MISSING if data.get("before_missing") else data.get("before"),
+            after=MISSING if data.get("after_missing") else data.get("after"),
+        )
+
 
 def differences(before: Any, after: Any) -> list[Difference]:
     """Every leaf-level difference, sorted by path; [] when the values are equal."""

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from fcreplay.metrics import assess, positional_sensitivity, tally
+from fcreplay.record import AttemptRecord
 from fcreplay.runlog import newest_run_log, read_run_log
 
 from .recorded_suite import recorded_copy
@@ -33,8 +34,12 @@ def step(
     calls = list(calls)
     return {
         "step": index,
+        "request_sha256": None,
         "decision": {"kind": "tool_call" if calls else "text", "text": text, "calls": calls},
-        "arguments": [{"status": s} for s in (statuses or ["raw_valid"] * len(calls))],
+        "arguments": [
+            {"status": s, "policy": "v1", "before": None, "after": None, "repairs": []}
+            for s in (statuses or ["raw_valid"] * len(calls))
+        ],
         "tool_results": [
             {"call_id": None, "name": c["name"], "content": {}, "is_error": tool_error}
             for c in calls
@@ -44,7 +49,14 @@ def step(
 
 
 def finding(code: str, path: str = "", step: int = 0) -> dict[str, Any]:
-    return {"code": code, "path": path, "expected": None, "actual": None, "step": step}
+    return {
+        "code": code,
+        "path": path,
+        "expected": None,
+        "actual": None,
+        "message": "",
+        "step": step,
+    }
 
 
 def record(
@@ -58,6 +70,33 @@ def record(
     verdict: str | None = None,
     signature: list[Any] | None = None,
     expects_call: bool = True,
+) -> AttemptRecord:
+    return AttemptRecord.from_json(
+        record_json(
+            steps,
+            findings,
+            case=case,
+            variant=variant,
+            attempt=attempt,
+            target=target,
+            verdict=verdict,
+            signature=signature,
+            expects_call=expects_call,
+        )
+    )
+
+
+def record_json(
+    steps: list[dict[str, Any]],
+    findings: list[dict[str, Any]],
+    *,
+    case: str,
+    variant: str,
+    attempt: int,
+    target: str,
+    verdict: str | None,
+    signature: list[Any] | None,
+    expects_call: bool,
 ) -> dict[str, Any]:
     findings = list(findings)
     first = steps[0]["decision"] if steps else None
@@ -65,6 +104,8 @@ def record(
         names = sorted(c["name"] for c in first["calls"])
         signature = [first["kind"], names, str(sorted(str(c["arguments"]) for c in first["calls"]))]
     return {
+        "schema_version": 1,
+        "run_id": "r",
         "target": target,
         "adapter": "openai_chat",
         "model": "m",
@@ -72,6 +113,23 @@ def record(
         "variant": variant,
         "case_id": case,
         "attempt": attempt,
+        "elapsed_ms": 0,
+        "request_settings": {
+            "tool_choice": "auto",
+            "forced_tool": None,
+            "parallel_tool_calls": None,
+            "strict": False,
+            "temperature": 0.0,
+            "max_output_tokens": 100,
+            "stream": False,
+            "max_steps": 4,
+        },
+        "request_sha256": None,
+        "adapter_version": "1",
+        "prompt_version": None,
+        "contract_hash": "h",
+        "cases_version": None,
+        "fcreplay_version": "0",
         "expect": {"kind": "tool_call" if expects_call else "text", "tools": []},
         "verdict": verdict or ("fail" if findings else "pass"),
         "signature": signature,
@@ -81,9 +139,19 @@ def record(
     }
 
 
-def error_record(**kwargs: Any) -> dict[str, Any]:
-    data = record([], **kwargs)
-    return {**data, "verdict": "error", "transport_error": {"type": "http", "message": "503"}}
+def error_record(**kwargs: Any) -> AttemptRecord:
+    defaults: dict[str, Any] = {
+        "case": "c",
+        "variant": "auto",
+        "attempt": 1,
+        "target": "t",
+        "verdict": None,
+        "signature": None,
+        "expects_call": True,
+    }
+    data = record_json([], [], **{**defaults, **kwargs})
+    error = {"type": "http", "message": "503"}
+    return AttemptRecord.from_json({**data, "verdict": "error", "transport_error": error})
 
 
 def test_a_call_where_the_case_expects_one_is_a_right_decision_and_tool() -> None:

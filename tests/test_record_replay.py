@@ -10,13 +10,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fcreplay.cli import run
-from fcreplay.runlog import attempt_key, read_run_log
+from fcreplay.record import AttemptRecord
+from fcreplay.runlog import read_run_log
 from fcreplay.simulator.server import running_simulator
 
 from .conftest import ROOT
@@ -39,17 +41,13 @@ def point_at(suite_dir: Path, url: str, **settings: Any) -> Path:
     return config
 
 
-def records(folder: Path, mode: str) -> dict[tuple[str, str, str, int], dict[str, Any]]:
+def records(folder: Path, mode: str) -> dict[tuple[str, str, str, int], AttemptRecord]:
     (log,) = sorted(folder.glob(f"*-{mode}-*.jsonl"))
-    return {attempt_key(r): r for r in read_run_log(log).records}
+    return {r.key: r for r in read_run_log(log).records}
 
 
-def outcome(record: dict[str, Any]) -> Any:
-    return (
-        [step["decision"] for step in record["steps"]],
-        record["findings"],
-        record["verdict"],
-    )
+def outcome(record: AttemptRecord) -> Any:
+    return ([step.decision for step in record.steps], record.findings, record.verdict)
 
 
 @pytest.fixture
@@ -74,7 +72,7 @@ def test_record_then_replay_offline_gives_the_same_decisions(
     recorded = records(suite_dir / "runs", "record")
     # 4 targets x (13 auto + 13 no_tools + 13 reversed + 7 single-call forced) x 3 repetitions
     assert len(recorded) == 4 * 46 * 3
-    assert any(r["verdict"] == "fail" for r in recorded.values())  # the hasty profile
+    assert any(r.verdict == "fail" for r in recorded.values())  # the hasty profile
     cassettes = sorted((suite_dir / "cassettes").rglob("*.json"))
     assert len(cassettes) == 4 * 46
 
@@ -274,11 +272,11 @@ def test_sigkill_mid_run_then_resume_logs_every_attempt_once(
         assert run(["record", "--config", str(fresh / "fcreplay.toml"), *selection]) == 0
 
     final = read_run_log(log).records
-    keys = [attempt_key(r) for r in final]
+    keys = [r.key for r in final]
     assert len(keys) == len(set(keys)) == 2 * 13 * 3  # every attempt exactly once
     assert keys == sorted(keys, key=list(uninterrupted_order(fresh)).index)
     uninterrupted = records(fresh / "runs", "record")
-    assert {attempt_key(r): without_ids(r) for r in final} == {
+    assert {r.key: without_ids(r) for r in final} == {
         k: without_ids(r) for k, r in uninterrupted.items()
     }
     # The cassettes of the resumed run replay cleanly.
@@ -289,13 +287,13 @@ def uninterrupted_order(folder: Path) -> list[tuple[str, str, str, int]]:
     return list(records(folder / "runs", "record"))
 
 
-def without_ids(record: dict[str, Any]) -> Any:
+def without_ids(record: AttemptRecord) -> Any:
     """A record's outcome without provider-generated call ids (they name repetitions)."""
     decisions = [
-        {**step["decision"], "calls": [{**c, "call_id": None} for c in step["decision"]["calls"]]}
-        for step in record["steps"]
+        replace(step.decision, calls=tuple(replace(c, call_id=None) for c in step.decision.calls))
+        for step in record.steps
     ]
-    return decisions, record["findings"], record["verdict"], record["signature"]
+    return decisions, record.findings, record.verdict, record.signature
 
 
 def test_replay_in_worker_processes_equals_replay_in_one(suite_dir: Path) -> None:
@@ -308,8 +306,8 @@ def test_replay_in_worker_processes_equals_replay_in_one(suite_dir: Path) -> Non
     two = run_suite(suite, RunOptions(mode="replay", cassettes_dir=cassettes, processes=2))
     assert len(one.records) == len(two.records) == 552
     assert [outcome(r) for r in one.records] == [outcome(r) for r in two.records]
-    logged = [attempt_key(r) for r in read_run_log(two.log_path).records]
-    assert logged == [attempt_key(r) for r in one.records]  # complete and in plan order
+    logged = [r.key for r in read_run_log(two.log_path).records]
+    assert logged == [r.key for r in one.records]  # complete and in plan order
 
 
 @pytest.mark.parametrize("processes", [1, 2])

@@ -18,6 +18,7 @@ from fcreplay.render.report import ERROR_COLUMNS, build_report
 from fcreplay.runlog import RunLogWriter, newest_run_log, read_run_log
 
 from .recorded_suite import recorded_copy
+from .records import make_record
 
 
 @pytest.fixture
@@ -71,25 +72,16 @@ def test_transport_errors_show_apart_and_metrics_without_denominator_are_null(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "run.jsonl"
-    base = {
-        "run_id": "r1",
-        "target": "t",
-        "adapter": "anthropic",
-        "model": "m",
-        "variant": "auto",
-        "attempt": 1,
-        "findings": [],
-        "steps": [],
-        "signature": None,
-    }
     with RunLogWriter(path) as writer:
         writer.append(
-            {
-                **base,
-                "case_id": "a",
-                "verdict": "error",
-                "transport_error": {"type": "http_status", "message": "HTTP 503"},
-            }
+            make_record(
+                run_id="r1",
+                adapter="anthropic",
+                case_id="a",
+                signature=None,
+                verdict="error",
+                transport_error={"type": "http_status", "message": "HTTP 503"},
+            )
         )
     assert run(["report", str(path), "--format", "json"]) == 0
     result = json.loads(capsys.readouterr().out)["results"][0]
@@ -113,7 +105,7 @@ def test_csv_has_one_row_per_finding(
     _, out = report(recorded, capsys, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     records = read_run_log(newest_run_log(recorded / "runs")).records
-    assert len(rows) == sum(len(r["findings"]) for r in records)
+    assert len(rows) == sum(len(r.findings) for r in records)
     unsafe = [r for r in rows if r["code"] == "unsafe_call"]
     assert {(r["target"], r["case_id"], r["path"]) for r in unsafe} == {
         ("hasty", "implicit", "/calls/0/name")

@@ -8,18 +8,24 @@ from pathlib import Path
 import pytest
 
 from fcreplay.errors import InputError
+from fcreplay.record import AttemptRecord
 from fcreplay.runlog import (
     RunLogWriter,
-    attempt_key,
     new_run_id,
     newest_run_log,
     read_run_log,
     rewrite_in_order,
 )
 
+from .records import make_record, record_json
 
-def record(case: str, attempt: int) -> dict[str, object]:
-    return {"target": "t", "variant": "auto", "case_id": case, "attempt": attempt, "x": "ä"}
+
+def record(case: str, attempt: int) -> AttemptRecord:
+    return make_record(case_id=case, attempt=attempt, model="ä")
+
+
+def line(case: str, attempt: int) -> str:
+    return json.dumps(record_json(case_id=case, attempt=attempt))
 
 
 def test_appended_records_read_back_in_order(tmp_path: Path) -> None:
@@ -28,7 +34,7 @@ def test_appended_records_read_back_in_order(tmp_path: Path) -> None:
         writer.append(record("a", 1))
         writer.append(record("b", 1))
     contents = read_run_log(path)
-    assert [attempt_key(r) for r in contents.records] == [
+    assert [r.key for r in contents.records] == [
         ("t", "auto", "a", 1),
         ("t", "auto", "b", 1),
     ]
@@ -41,25 +47,25 @@ def test_torn_last_line_is_reported_ignored_and_cut_on_resume(tmp_path: Path) ->
     with RunLogWriter(path) as writer:
         writer.append(record("a", 1))
     with path.open("ab") as stream:
-        stream.write(json.dumps(record("b", 1)).encode()[:20])  # a write cut short
+        stream.write(line("b", 1).encode()[:20])  # a write cut short
     contents = read_run_log(path)
     assert len(contents.records) == 1 and contents.torn_line == 2
     with RunLogWriter(path, truncate_to=contents.complete_bytes) as writer:
         writer.append(record("b", 1))
     again = read_run_log(path)
-    assert [r["case_id"] for r in again.records] == ["a", "b"] and again.torn_line is None
+    assert [r.case_id for r in again.records] == ["a", "b"] and again.torn_line is None
 
 
 def test_complete_json_without_newline_is_still_torn(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
-    path.write_text(json.dumps(record("a", 1)) + "\n" + json.dumps(record("b", 1)))
+    path.write_text(line("a", 1) + "\n" + line("b", 1))
     contents = read_run_log(path)
     assert len(contents.records) == 1 and contents.torn_line == 2
 
 
 def test_damage_in_the_middle_is_an_input_error(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
-    path.write_text(json.dumps(record("a", 1)) + "\nnot json\n" + json.dumps(record("b", 1)) + "\n")
+    path.write_text(line("a", 1) + "\nnot json\n" + line("b", 1) + "\n")
     with pytest.raises(InputError) as caught:
         read_run_log(path)
     assert caught.value.problems[0].line == 2
@@ -71,7 +77,7 @@ def test_a_finished_log_is_rewritten_in_plan_order(tmp_path: Path) -> None:
         writer.append(record("c", 1))
     # A resumed run: the earlier record's place comes from reading the log.
     earlier = read_run_log(path)
-    known = {attempt_key(r): span for r, span in zip(earlier.records, earlier.spans, strict=True)}
+    known = {r.key: span for r, span in zip(earlier.records, earlier.spans, strict=True)}
     with RunLogWriter(path, spans=known) as writer:
         for case, attempt in [("b", 2), ("a", 1), ("b", 1)]:
             writer.append(record(case, attempt))
@@ -82,7 +88,7 @@ def test_a_finished_log_is_rewritten_in_plan_order(tmp_path: Path) -> None:
         ("t", "auto", "c", 1),
     ]
     rewrite_in_order(path, writer.spans, order)
-    assert [attempt_key(r) for r in read_run_log(path).records] == order
+    assert [r.key for r in read_run_log(path).records] == order
     assert "ä" in path.read_text(encoding="utf-8")
 
 

@@ -17,8 +17,6 @@ from typing import Any
 import pytest
 
 from fcreplay import structdiff
-from fcreplay.schemadiff import classes as schemadrift
-from fcreplay.schemadiff import differ as schemadiff
 from fcreplay.adapters import gemini, get_adapter, openai_chat
 from fcreplay.cassettes.store import (
     Cassette,
@@ -36,6 +34,8 @@ from fcreplay.errors import InputError
 from fcreplay.exchange import HistoryItem, Message, RequestSettings, WireRequest
 from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite, load_suite
+from fcreplay.schemadiff import classes as schemadrift
+from fcreplay.schemadiff import differ as schemadiff
 from fcreplay.schemadiff.classes import CLASSES, classify
 from fcreplay.schemadiff.differ import schema_diff
 from fcreplay.structdiff import MISSING
@@ -599,7 +599,7 @@ def test_cassettes_recorded_against_the_simulator_pass(
         suite = load_suite(suite_dir / "fcreplay.toml")
         cases = ("direct_lookup", "quote_complete")
         recorded = run_suite(suite, RunOptions(mode="record", case_ids=cases))
-    assert recorded.records and all(r["transport_error"] is None for r in recorded.records)
+    assert recorded.records and all(r.transport_error is None for r in recorded.records)
     capsys.readouterr()
     code = run(["schema-diff", "--config", str(suite_dir / "fcreplay.toml")])
     out = capsys.readouterr().out

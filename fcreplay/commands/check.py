@@ -46,12 +46,7 @@ def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None)
     click.echo(f"replayed run {result.run.run_id} ({result.run.log_path})")
     click.echo(render_text(result.report), nl=False)
     for record in result.run.problems[:MAX_SHOWN]:
-        drift = next((f for f in record["findings"] if f["code"] == "request_drift"), None)
-        message = drift["message"] if drift else record["transport_error"]["message"]
-        click.echo(
-            f"drift: {record['target']}/{record['variant']}/{record['case_id']} "
-            f"#{record['attempt']}: {message}"
-        )
+        click.echo(f"drift: {record.unit} #{record.attempt}: {record.problem}")
     if result.schema.blocking:
         click.echo(result.schema.render("text"), nl=False)
     shown = [d for d in result.golden.diffs if d.kind in fail_on][:MAX_SHOWN]

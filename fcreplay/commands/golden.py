@@ -85,8 +85,8 @@ def update(
 
     path, records = read_run(run, config_path)
     for option, wanted, present in (
-        ("--target", targets, {r["target"] for r in records}),
-        ("--case", case_ids, {r["case_id"] for r in records}),
+        ("--target", targets, {r.target for r in records}),
+        ("--case", case_ids, {r.case_id for r in records}),
     ):
         unknown = sorted(set(wanted) - present)
         if unknown:

@@ -57,29 +57,30 @@ def command(
     problems = result.problems
     shown: set[str] = set()
     for record in problems:
-        drift = next((f for f in record["findings"] if f["code"] == "request_drift"), None)
-        message = drift["message"] if drift else record["transport_error"]["message"]
-        unit = f"{record['target']}/{record['variant']}/{record['case_id']}"
+        message = record.problem or ""
         if message in shown:
             continue  # every attempt of a unit without a cassette says the same
         shown.add(message)
         if len(shown) > 20:
             click.echo(f"  ... and more; see {result.log_path}", err=True)
             break
-        click.echo(f"  {unit} #{record['attempt']}: {message}", err=True)
-        for change in (drift or {}).get("changes", [])[:8]:
+        click.echo(f"  {record.unit} #{record.attempt}: {message}", err=True)
+        drift = record.drift
+        for change in (drift.changes or ()) if drift else ():
             click.echo(
-                f"      {change['path'] or '/'}: recorded {_show(change, 'before')}, "
-                f"now {_show(change, 'after')}",
+                f"      {change.path or '/'}: recorded {_show(change.before)}, "
+                f"now {_show(change.after)}",
                 err=True,
             )
     return not problems
 
 
-def _show(change: dict[str, object], side: str) -> str:
+def _show(value: object) -> str:
     import json
 
-    if change.get(f"{side}_missing"):
+    from fcreplay.structdiff import MISSING
+
+    if value is MISSING:
         return "(missing)"
-    text = json.dumps(change[side], ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from fcreplay.errors import InputError
 
+if TYPE_CHECKING:
+    from fcreplay.record import AttemptRecord
 
-def read_run(run: str | None, config_path: str | None) -> tuple[Path, tuple[dict[str, Any], ...]]:
+
+def read_run(run: str | None, config_path: str | None) -> tuple[Path, tuple[AttemptRecord, ...]]:
     """The path and records of RUN (a run log path or a run id; default: the newest run).
 
     A torn last line (an interrupted write) is reported on stderr and ignored.

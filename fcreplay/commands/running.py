@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from fcreplay.engine.runner import RunResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,14 +51,14 @@ def selection_options(function: F) -> F:
     return function
 
 
-def summarize(result: Any) -> list[str]:
+def summarize(result: RunResult) -> list[str]:
     """Per target × variant: attempts, passed, with findings, errors; then the log path."""
     from collections import Counter
 
     counts: dict[tuple[str, str], Counter[str]] = {}
     for record in result.records:
-        key = (record["target"], record["variant"])
-        counts.setdefault(key, Counter())[record["verdict"]] += 1
+        key = (record.target, record.variant)
+        counts.setdefault(key, Counter())[record.verdict] += 1
     lines = []
     width = max((len(f"{t}/{v}") for t, v in counts), default=10)
     for (target, variant), counter in counts.items():

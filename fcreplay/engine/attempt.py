@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from fcreplay.adapters import Adapter
@@ -17,7 +17,15 @@ from fcreplay.finding import Finding
 from fcreplay.inputs.suite import Suite
 from fcreplay.judge.expectations import check_expectation
 from fcreplay.judge.repair import check_arguments
-from fcreplay.runlog import SCHEMA_VERSION
+from fcreplay.record import (
+    Aborted,
+    AttemptError,
+    AttemptRecord,
+    ExpectedOutline,
+    SentSettings,
+    StepRecord,
+    Verdict,
+)
 from fcreplay.structdiff import Difference
 from fcreplay.version import __version__
 
@@ -58,15 +66,20 @@ class RequestDrift(AttemptAborted):
 class _Turns:
     """What happened so far in an attempt, turn by turn."""
 
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    findings: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[StepRecord] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     failed_calls: set[str] = field(default_factory=set)
     """Canonical (name, arguments) of calls whose tool failed for good."""
     any_tool_error: bool = False
 
     def add(self, step: int, found: list[Finding]) -> None:
-        self.steps[step]["findings"] += [f.to_json() for f in found]
-        self.findings += [{**f.to_json(), "step": step} for f in found]
+        self.steps[step] = replace(
+            self.steps[step], findings=self.steps[step].findings + tuple(found)
+        )
+        self.findings += [replace(f, step=step) for f in found]
+
+    def answered(self, step: int, results: list[ToolResult]) -> None:
+        self.steps[step] = replace(self.steps[step], tool_results=tuple(results))
 
 
 def run_attempt(
@@ -79,7 +92,7 @@ def run_attempt(
     run_id: str,
     max_retries: int,
     clock: Callable[[], float] = time.monotonic,
-) -> dict[str, Any]:
+) -> AttemptRecord:
     """Run one attempt of a unit and return its run-log record (never raises for findings)."""
     started = clock()
     history: list[HistoryItem] = []
@@ -116,14 +129,12 @@ def run_attempt(
         decision = outcome
         model_reported = model_reported or decision.model
         turns.steps.append(
-            {
-                "step": step,
-                "request_sha256": request.body_sha256,
-                "decision": decision.to_json(),
-                "arguments": [check_arguments(c, suite.contract).to_json() for c in decision.calls],
-                "tool_results": [],
-                "findings": [],
-            }
+            StepRecord(
+                step,
+                request.body_sha256,
+                decision,
+                tuple(check_arguments(c, suite.contract) for c in decision.calls),
+            )
         )
         if phase_open and (step == 0 or decision.calls):
             phase.append(decision)
@@ -162,67 +173,66 @@ def run_attempt(
         except AttemptAborted as exc:
             aborted = exc
             break
-        turns.steps[step]["tool_results"] = [
-            {"call_id": r.call_id, "name": r.name, "content": r.content, "is_error": r.is_error}
-            for r in results
-        ]
+        turns.answered(step, results)
         history = adapter.append_tool_result(history, decision, results)
     if phase_open and phase:
         # The attempt ended inside the first phase (step limit or error): judge what came.
         turns.add(len(phase) - 1, check_expectation(_merged(phase), expectation, contract))
     settings = unit_settings(suite, unit, 0)
     first = _merged(phase) if phase else None
-    error = aborted.to_json() if aborted is not None else None
+    error: AttemptError | None = None
     if isinstance(aborted, RequestDrift):
         # Drift is a finding about the adapter, not a failure to get an answer.
-        first_change = aborted.changes[0].to_json() if aborted.changes else {}
+        first_change = aborted.changes[0] if aborted.changes else None
         turns.findings.append(
-            {
-                "code": "request_drift",
-                "path": first_change.get("path", ""),
-                "expected": first_change.get("before"),
-                "actual": first_change.get("after"),
-                "message": str(aborted),
-                "step": len(turns.steps),
-                "changes": [change.to_json() for change in aborted.changes],
-            }
+            Finding(
+                "request_drift",
+                first_change.path if first_change else "",
+                first_change.to_json()["before"] if first_change else None,
+                first_change.to_json()["after"] if first_change else None,
+                str(aborted),
+                step=len(turns.steps),
+                changes=tuple(aborted.changes),
+            )
         )
-        error = None
-    verdict = "error" if error else ("fail" if turns.findings else "pass")
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "run_id": run_id,
-        "target": unit.target.name,
-        "adapter": adapter.NAME,
-        "model": unit.target.model,
-        "model_reported": model_reported,
-        "variant": unit.variant,
-        "case_id": unit.case.id,
-        "attempt": attempt,
-        "elapsed_ms": round((clock() - started) * 1000),
-        "request_settings": {
-            "tool_choice": settings.tool_choice.mode,
-            "forced_tool": settings.tool_choice.tool,
-            "parallel_tool_calls": settings.parallel_tool_calls,
-            "strict": settings.strict,
-            "temperature": settings.temperature,
-            "max_output_tokens": settings.max_output_tokens,
-            "stream": settings.stream,
-            "max_steps": max_steps,
-        },
-        "request_sha256": first_request.body_sha256 if first_request else None,
-        "adapter_version": adapter.VERSION,
-        "prompt_version": suite.config.prompt_version,
-        "contract_hash": suite.contract.contract_hash,
-        "cases_version": suite.cases_version,
-        "fcreplay_version": __version__,
-        "expect": {"kind": expectation.kind, "tools": list(expectation.tools)},
-        "verdict": verdict,
-        "signature": list(signature(first)) if first else None,
-        "steps": turns.steps,
-        "findings": turns.findings,
-        "transport_error": error,
-    }
+    elif isinstance(aborted, AttemptAborted):
+        error = Aborted(aborted.kind, str(aborted))
+    else:
+        error = aborted
+    verdict: Verdict = "error" if error else ("fail" if turns.findings else "pass")
+    return AttemptRecord(
+        run_id=run_id,
+        target=unit.target.name,
+        adapter=adapter.NAME,
+        model=unit.target.model,
+        model_reported=model_reported,
+        variant=unit.variant,
+        case_id=unit.case.id,
+        attempt=attempt,
+        elapsed_ms=round((clock() - started) * 1000),
+        request_settings=SentSettings(
+            tool_choice=settings.tool_choice.mode,
+            forced_tool=settings.tool_choice.tool,
+            parallel_tool_calls=settings.parallel_tool_calls,
+            strict=settings.strict,
+            temperature=settings.temperature,
+            max_output_tokens=settings.max_output_tokens,
+            stream=settings.stream,
+            max_steps=max_steps,
+        ),
+        request_sha256=first_request.body_sha256 if first_request else None,
+        adapter_version=adapter.VERSION,
+        prompt_version=suite.config.prompt_version,
+        contract_hash=suite.contract.contract_hash,
+        cases_version=suite.cases_version,
+        fcreplay_version=__version__,
+        expect=ExpectedOutline(expectation.kind, tuple(expectation.tools)),
+        verdict=verdict,
+        signature=signature(first) if first else None,
+        steps=tuple(turns.steps),
+        findings=tuple(turns.findings),
+        transport_error=error,
+    )
 
 
 def _send(

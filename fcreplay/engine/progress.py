@@ -5,7 +5,10 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from fcreplay.record import AttemptRecord
 
 
 class Progress:
@@ -30,14 +33,13 @@ class Progress:
             self._stream.write(f"{prefix}{message}\n")
             self._stream.flush()
 
-    def advance(self, record: dict[str, Any]) -> None:
+    def advance(self, record: AttemptRecord) -> None:
         """Count one finished attempt."""
         with self._lock:
             self.done += 1
-            self.failed += record["verdict"] == "fail"
-            self.errors += record["verdict"] == "error"
-            unit = f"{record['target']}/{record['variant']}/{record['case_id']}"
-            where = f"{unit} #{record['attempt']}"
+            self.failed += record.verdict == "fail"
+            self.errors += record.verdict == "error"
+            where = f"{record.unit} #{record.attempt}"
             line = (
                 f"{self._label}[{self.done}/{self.total}] {self.failed} with findings, "
                 f"{self.errors} errors  {where}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import threading
@@ -22,12 +21,12 @@ from fcreplay.engine.progress import Progress
 from fcreplay.errors import InputError
 from fcreplay.inputs.config import Target
 from fcreplay.inputs.suite import Suite
+from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runlog import (
-    AttemptKey,
     RunLogWriter,
-    attempt_key,
     new_run_id,
     read_run_log,
+    record_line,
     rewrite_in_order,
     run_log_path,
 )
@@ -72,21 +71,15 @@ class RunResult:
 
     run_id: str
     log_path: Path
-    records: tuple[dict[str, Any], ...]
+    records: tuple[AttemptRecord, ...]
     skipped: int = 0
     """Attempts already in the log when resuming."""
     notes: tuple[str, ...] = field(default=())
 
     @property
-    def problems(self) -> list[dict[str, Any]]:
+    def problems(self) -> list[AttemptRecord]:
         """Attempts that could not be replayed faithfully: drift or a missing recording."""
-        return [
-            r
-            for r in self.records
-            if any(f["code"] == "request_drift" for f in r["findings"])
-            or (r["transport_error"] or {}).get("type")
-            in ("missing_cassette", "missing_interaction")
-        ]
+        return [r for r in self.records if r.drift is not None or r.replay_miss]
 
 
 def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = None) -> RunResult:
@@ -114,10 +107,8 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
     notes: list[str] = []
     if options.resume:
         contents = read_run_log(log_path)
-        done = {attempt_key(r) for r in contents.records}
-        spans = {
-            attempt_key(r): span for r, span in zip(contents.records, contents.spans, strict=True)
-        }
+        done = {r.key for r in contents.records}
+        spans = {r.key: span for r, span in zip(contents.records, contents.spans, strict=True)}
         if contents.torn_line is not None:
             truncate_to = contents.complete_bytes
             notes.append(
@@ -147,16 +138,17 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
     for note in notes:
         progress.note(note)
     lock = threading.Lock()
-    records: list[dict[str, Any]] = []
+    records: list[AttemptRecord] = []
     durable = options.mode == "record"
     writer = RunLogWriter(log_path, truncate_to=truncate_to, durable=durable, spans=spans)
     with writer:
 
-        def emit(record: dict[str, Any]) -> None:
+        def emit(record: AttemptRecord) -> None:
+            line = record_line(record)
             with lock:
                 if run.secrets:
-                    refuse_leaks(_json(record), run.secrets, where=f"run log {log_path}")
-                writer.append(record)
+                    refuse_leaks(line, run.secrets, where=f"run log {log_path}")
+                writer.append_line(record.key, line)
                 records.append(record)
             progress.advance(record)
 
@@ -175,11 +167,11 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
                 transport.close()
     rewrite_in_order(log_path, writer.spans, order)
     position = {key: index for index, key in enumerate(order)}
-    records.sort(key=lambda r: position[attempt_key(r)])
+    records.sort(key=lambda r: position[r.key])
     return RunResult(run_id, log_path, tuple(records), skipped=len(done), notes=tuple(notes))
 
 
-Emit = Callable[[dict[str, Any]], None]
+Emit = Callable[[AttemptRecord], None]
 
 
 class CassetteObserver(Protocol):
@@ -278,12 +270,12 @@ _FORKED: _Run | None = None
 """The run a forked replay worker works on (inherited, so nothing is pickled in)."""
 
 
-def _replay_chunk(indexes: list[int]) -> tuple[list[dict[str, Any]], Any]:
+def _replay_chunk(indexes: list[int]) -> tuple[list[AttemptRecord], Any]:
     assert _FORKED is not None
     run = _FORKED
     if run.options.observer is not None:
         run.observer = run.options.observer.fresh()
-    records: list[dict[str, Any]] = []
+    records: list[AttemptRecord] = []
     for index in indexes:
         run.run_unit(run.units[index], records.append)
     return records, run.observer
@@ -375,7 +367,7 @@ def _missing_cassette(
     path: Path,
     hint: str,
     adapter: Adapter,
-) -> dict[str, Any]:
+) -> AttemptRecord:
     class _NoCassette:
         def exchange(self, request: Any, *, step: int) -> Any:
             raise AttemptAborted("missing_cassette", f"no cassette {path}; record it with `{hint}`")
@@ -386,7 +378,3 @@ def _missing_cassette(
     return run_attempt(
         suite, unit, attempt, _NoCassette(), adapter=adapter, run_id=run_id, max_retries=0
     )
-
-
-def _json(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from fcreplay.golden.store import EntryKey, GoldenEntry, SignatureCount, load_golden, observe
+from fcreplay.record import AttemptRecord
 from fcreplay.structdiff import Difference, differences
 
 CLASSES = ("regression", "fix", "changed", "flaky", "new", "missing")
@@ -161,7 +162,7 @@ def _counterpart(candidates: Sequence[SignatureCount], item: SignatureCount) -> 
 
 
 def diff_run(
-    records: Iterable[dict[str, Any]], golden_dir: Path, *, run_id: str | None = None
+    records: Iterable[AttemptRecord], golden_dir: Path, *, run_id: str | None = None
 ) -> GoldenDiff:
     """Compare a run's records with the golden files of the targets it ran."""
     observed = observe(records)

@@ -34,6 +34,7 @@ from typing import Any
 from fcreplay.atomic import write_text_atomically
 from fcreplay.canonical import canonical_json
 from fcreplay.errors import InputError
+from fcreplay.record import AttemptRecord
 from fcreplay.sources import load_json
 from fcreplay.version import __version__
 
@@ -156,46 +157,41 @@ class Observation:
     models_reported: dict[EntryKey, str | None] = field(default_factory=dict)
 
 
-def observe(records: Iterable[dict[str, Any]]) -> dict[str, Observation]:
+def observe(records: Iterable[AttemptRecord]) -> dict[str, Observation]:
     """Group attempt records into golden entries per target (no provenance yet)."""
-    grouped: dict[str, dict[EntryKey, list[dict[str, Any]]]] = {}
+    grouped: dict[str, dict[EntryKey, list[AttemptRecord]]] = {}
     for record in records:
-        key = (record["case_id"], record["variant"])
-        grouped.setdefault(record["target"], {}).setdefault(key, []).append(record)
+        key = (record.case_id, record.variant)
+        grouped.setdefault(record.target, {}).setdefault(key, []).append(record)
     observed: dict[str, Observation] = {}
     for target, groups in grouped.items():
         first = next(iter(groups.values()))[0]
-        seen = Observation(target, first.get("run_id"), first.get("model"))
+        seen = Observation(target, first.run_id, first.model)
         for key, group in groups.items():
             seen.entries[key] = entry_of(group)
             seen.models_reported[key] = next(
-                (r["model_reported"] for r in group if r.get("model_reported")), None
+                (r.model_reported for r in group if r.model_reported), None
             )
         observed[target] = seen
     return observed
 
 
-def entry_of(records: Sequence[dict[str, Any]]) -> GoldenEntry:
+def entry_of(records: Sequence[AttemptRecord]) -> GoldenEntry:
     """The entry of one case and variant from the records of its repetitions."""
-    verdicts = Counter(r["verdict"] for r in records)
+    verdicts = Counter(r.verdict for r in records)
     verdict = "fail" if verdicts["fail"] else ("error" if verdicts["error"] else "pass")
     counts: Counter[str] = Counter()
     signatures: dict[str, list[Any] | None] = {}
     for record in records:
-        signature = record.get("signature")
+        signature = None if record.signature is None else list(record.signature)
         if signature is not None:
-            # In memory the call names are a tuple, read back from JSON a list.
-            signature = [signature[0], list(signature[1]), signature[2]]
+            # The golden file keeps the JSON form: the call names as a list.
+            signature[1] = list(signature[1])
         key = canonical_json(signature)
         counts[key] += 1
         signatures.setdefault(key, signature)
     ordered = sorted(counts, key=lambda k: (-counts[k], k))
-    codes = {
-        f["code"]
-        for r in records
-        for f in r.get("findings") or []
-        if f.get("code") != "request_drift"
-    }
+    codes = {f.code for r in records for f in r.findings if f.code != "request_drift"}
     return GoldenEntry(
         verdict=verdict,
         verdicts=tuple(sorted(verdicts.items())),
@@ -267,7 +263,7 @@ class UpdateResult:
 
 def update_golden(
     folder: Path,
-    records: Iterable[dict[str, Any]],
+    records: Iterable[AttemptRecord],
     *,
     reason: str,
     targets: Sequence[str] = (),

@@ -52,6 +52,20 @@ class ArgumentCheck:
             ],
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ArgumentCheck:
+        """Rebuild a check from `to_json` output."""
+        status = data["status"]
+        if status not in ("raw_valid", "repairable", "invalid"):
+            raise ValueError(f"argument status {status!r}")
+        return cls(
+            status=status,
+            before=data["before"],
+            after=data["after"],
+            repairs=tuple(Repair(r["path"], r["before"], r["after"]) for r in data["repairs"]),
+            policy=data["policy"],
+        )
+
 
 def check_arguments(call: ToolCall, contract: Contract) -> ArgumentCheck:
     """Classify a call's arguments; malformed JSON is invalid and never repaired."""

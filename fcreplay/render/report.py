@@ -11,10 +11,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fcreplay.metrics import METRICS, positional_sensitivity, tally
+from fcreplay.record import AttemptRecord
 from fcreplay.render.markdown import table
 
 REPORT_FORMAT = 1
@@ -44,7 +45,7 @@ ERROR_COLUMNS = (
 )
 
 
-def build_report(records: Sequence[dict[str, Any]], run_id: str | None = None) -> dict[str, Any]:
+def build_report(records: Sequence[AttemptRecord], run_id: str | None = None) -> dict[str, Any]:
     """The JSON-ready report of a run's attempt records."""
     tallies = tally(records)
     results = []
@@ -68,19 +69,19 @@ def build_report(records: Sequence[dict[str, Any]], run_id: str | None = None) -
         )
     return {
         "fcreplay_report": REPORT_FORMAT,
-        "run_id": run_id or _single(records, "run_id"),
-        "contract_hash": _single(records, "contract_hash"),
-        "prompt_version": _single(records, "prompt_version"),
-        "cases_version": _single(records, "cases_version"),
-        "fcreplay_version": _single(records, "fcreplay_version"),
+        "run_id": run_id or _single(r.run_id for r in records),
+        "contract_hash": _single(r.contract_hash for r in records),
+        "prompt_version": _single(r.prompt_version for r in records),
+        "cases_version": _single(r.cases_version for r in records),
+        "fcreplay_version": _single(r.fcreplay_version for r in records),
         "results": results,
         "positional_sensitivity": positional_sensitivity(tallies),
     }
 
 
-def _single(records: Sequence[dict[str, Any]], key: str) -> Any:
+def _single(seen: Iterable[str | None]) -> Any:
     """The value all records share, or the sorted distinct values when they disagree."""
-    values = sorted({str(r.get(key)) for r in records if r.get(key) is not None})
+    values = sorted({value for value in seen if value is not None})
     return values[0] if len(values) == 1 else (values or None)
 
 
@@ -163,32 +164,33 @@ def render_json(report: dict[str, Any]) -> str:
     return json.dumps(report, ensure_ascii=False, indent=2) + "\n"
 
 
-def error_rows(records: Sequence[dict[str, Any]]) -> list[list[Any]]:
+def error_rows(records: Sequence[AttemptRecord]) -> list[list[Any]]:
     """One row per finding and per transport error, columns as in ERROR_COLUMNS."""
     rows: list[list[Any]] = []
     for record in records:
-        head = [record["target"], record.get("model"), record["variant"], record["case_id"]]
-        for finding in record.get("findings") or []:
+        head = [record.target, record.model, record.variant, record.case_id]
+        for finding in record.findings:
             rows.append(
                 [
                     *head,
-                    record["attempt"],
-                    finding.get("step"),
-                    finding["code"],
-                    finding.get("path", ""),
-                    _cell(finding.get("expected")),
-                    _cell(finding.get("actual")),
+                    record.attempt,
+                    finding.step,
+                    finding.code,
+                    finding.path,
+                    _cell(finding.expected),
+                    _cell(finding.actual),
                 ]
             )
-        error = record.get("transport_error")
+        error = record.transport_error
         if error:
-            step = len(record.get("steps") or [])
-            actual = f"{error.get('type')}: {error.get('message')}"
-            rows.append([*head, record["attempt"], step, "transport_error", "", "", actual])
+            actual = f"{error.type}: {error.message}"
+            rows.append(
+                [*head, record.attempt, len(record.steps), "transport_error", "", "", actual]
+            )
     return rows
 
 
-def render_csv(records: Sequence[dict[str, Any]]) -> str:
+def render_csv(records: Sequence[AttemptRecord]) -> str:
     """The error table as CSV (values that are not strings written as compact JSON)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -205,7 +207,7 @@ def _cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render(fmt: str, records: Sequence[dict[str, Any]], run_id: str | None = None) -> str:
+def render(fmt: str, records: Sequence[AttemptRecord], run_id: str | None = None) -> str:
     """The report of `records` in one of text, json, csv, markdown, html."""
     if fmt == "csv":
         return render_csv(records)

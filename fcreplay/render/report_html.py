@@ -8,6 +8,7 @@ from html import escape
 from typing import Any
 
 from fcreplay.metrics import METRICS
+from fcreplay.record import AttemptRecord
 from fcreplay.render.report import HEADERS, notes, rate
 
 _CSS = """
@@ -44,14 +45,14 @@ def outcome(verdicts: Counter[str]) -> str:
     return "fail" if "fail" in verdicts else "error"
 
 
-def render_html(report: dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
+def render_html(report: dict[str, Any], records: Sequence[AttemptRecord]) -> str:
     """The whole page: header, metrics as bars, the case × target matrix, notes."""
     columns = [(r["target"], r["variant"]) for r in report["results"]]
-    cases = list(dict.fromkeys(record["case_id"] for record in records))
+    cases = list(dict.fromkeys(record.case_id for record in records))
     cells: dict[tuple[str, str, str], Counter[str]] = {}
     for record in records:
-        key = (record["case_id"], record["target"], record["variant"])
-        cells.setdefault(key, Counter())[record["verdict"]] += 1
+        key = (record.case_id, record.target, record.variant)
+        cells.setdefault(key, Counter())[record.verdict] += 1
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
