@@ -5,7 +5,7 @@
 The suite lives in `benchmarks/data/<size>/` (git-ignored): a 20-tool contract,
 cases, fake tool results, a simulator script, `fcreplay.toml` with ten targets
 over the four adapters (two of them streamed), cassettes recorded through the real
-runner (`run_suite(mode="record")`) from the bundled simulator called in-process,
+runner (`record`) from the bundled simulator called in-process,
 and golden files made by `fcreplay replay` + `fcreplay golden update --reason
 benchmark`. `manifest.json` is written last; a folder whose manifest matches the
 generator version, the seed and the versions of what wrote the cassettes is reused.
@@ -37,8 +37,8 @@ import fcreplay
 from fcreplay.adapters import ADAPTERS, Adapter, get_adapter
 from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cassettes.store import FORMAT as CASSETTE_FORMAT
+from fcreplay.engine import runner
 from fcreplay.engine.progress import Progress
-from fcreplay.engine.runner import RunOptions, run_suite
 from fcreplay.exchange import HttpExchange, WireRequest, WireResponse
 from fcreplay.golden.store import GOLDEN_FORMAT
 from fcreplay.inputs.suite import load_suite
@@ -380,9 +380,9 @@ def record(folder: Path, script: dict[str, Any], *, concurrency: int) -> str:
         target.name: SimulatorTransport(target.base_url or "", get_adapter(target.adapter), script)
         for target in suite.config.targets
     }
-    result = run_suite(
+    result = runner.record(
         suite,
-        RunOptions(mode="record", transports=transports, concurrency=concurrency),
+        runner.RecordOptions(transports=transports, concurrency=concurrency),
         progress=Progress(0, label="record "),
     )
     return result.run_id

@@ -1,10 +1,10 @@
-"""Record part of a suite against a running simulator and time `run_suite` alone.
+"""Record part of a suite against a running simulator and time `record` alone.
 
     python benchmarks/record_worker.py CONFIG CONCURRENCY CASE_ID [CASE_ID ...]
 
 Runs in its own process so the simulator (in the harness process) and the
 recorder do not share one interpreter lock. Prints one JSON line: the seconds
-spent in `run_suite` (suite loading and interpreter start-up excluded), the
+spent in `record` (suite loading and interpreter start-up excluded), the
 attempts it ran and the run log it wrote.
 """
 
@@ -16,7 +16,7 @@ import sys
 import time
 
 from fcreplay.engine.progress import Progress
-from fcreplay.engine.runner import RunOptions, run_suite
+from fcreplay.engine.runner import RecordOptions, record
 from fcreplay.inputs.suite import load_suite
 
 
@@ -25,9 +25,9 @@ def main(argv: list[str]) -> int:
     suite = load_suite(config)
     with open(os.devnull, "w") as quiet:
         started = time.perf_counter()
-        result = run_suite(
+        result = record(
             suite,
-            RunOptions(mode="record", case_ids=case_ids, concurrency=concurrency),
+            RecordOptions(case_ids=case_ids, concurrency=concurrency),
             progress=Progress(0, stream=quiet),
         )
         seconds = time.perf_counter() - started

@@ -327,7 +327,7 @@ def record_benchmark(size: int, seed: int, wanted: int, repeat: int = 1) -> dict
     """Record the first cases of a suite (about `wanted` exchanges) over real HTTP.
 
     The simulator runs in this process (`running_simulator`, latency per answer), the
-    recorder in a child (benchmarks/record_worker.py, timing `run_suite` alone). With
+    recorder in a child (benchmarks/record_worker.py, timing `record` alone). With
     `repeat`, each concurrency runs that many times and the median run is kept.
     """
     cases, _ = generate.build_cases(size, seed)
@@ -536,7 +536,7 @@ def render(results: dict[str, Any]) -> str:
             "over HTTP "
             f"(simulator latency {record['latency'] * 1000:.0f} ms per answer):",
             "",
-            "| concurrency | attempts | exchanges | run_suite s | attempts/s | exchanges/s | "
+            "| concurrency | attempts | exchanges | record s | attempts/s | exchanges/s | "
             "CPUs busy | log complete | log in plan order |",
             "|---:|---:|---:|---:|---:|---:|---:|---|---|",
         ]

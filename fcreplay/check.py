@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fcreplay.engine.progress import Progress
-from fcreplay.engine.runner import RunOptions, RunResult, run_suite
+from fcreplay.engine.runner import ReplayOptions, RunResult, replay
 from fcreplay.golden.diff import GoldenDiff, diff_run
 from fcreplay.inputs.suite import Suite
 from fcreplay.render.report import build_report
@@ -100,8 +100,7 @@ def run_check(
     """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`."""
     # Schema diff looks at the cassettes as the replay reads them: each file is read once.
     differ = SchemaDiffer(suite)
-    options = RunOptions(mode="replay", processes=processes, observer=differ)
-    run = run_suite(suite, options, progress=progress)
+    run = replay(suite, ReplayOptions(processes=processes, observer=differ), progress=progress)
     return CheckResult(
         run=run,
         report=build_report(run.records, run.run_id),

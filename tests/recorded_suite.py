@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from fcreplay.engine.runner import RunOptions, RunResult, run_suite
+from fcreplay.engine import runner
+from fcreplay.engine.runner import RunResult
 from fcreplay.inputs.suite import load_suite
 from fcreplay.simulator.server import base_urls, running_simulator
 
@@ -176,7 +177,7 @@ def record_suite(root: Path) -> RunResult:
     """Write the suite and record every unit against a simulator running for the call."""
     with running_simulator(SCRIPT) as url:
         config = write_suite(root, base_urls(url))
-        return run_suite(load_suite(config), RunOptions(mode="record"))
+        return runner.record(load_suite(config), runner.RecordOptions())
 
 
 def recorded_copy(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
@@ -205,4 +206,4 @@ def edit_argument(cassette: Path, key: str, value: Any, *, interaction: int = 0)
 
 def replay(suite: Path) -> RunResult:
     """Replay the suite at `suite` (writes a run log under its runs folder)."""
-    return run_suite(load_suite(suite / "fcreplay.toml"), RunOptions(mode="replay"))
+    return runner.replay(load_suite(suite / "fcreplay.toml"), runner.ReplayOptions())

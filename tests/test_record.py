@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fcreplay.engine.runner import RunOptions, run_suite
+from fcreplay.engine.runner import ReplayOptions, replay
 from fcreplay.errors import InputError
 from fcreplay.inputs.suite import load_suite
 from fcreplay.record import Aborted, AttemptRecord, RecordShapeError
@@ -20,7 +20,7 @@ from .records import make_record, record_json
 def replayed_lines(suite_dir: Path, cassettes: Path) -> list[str]:
     suite = load_suite(suite_dir / "fcreplay.toml")
     cases = ("direct_lookup", "lookup_not_found", "two_orders_parallel", "quote_comma_decimal")
-    result = run_suite(suite, RunOptions(mode="replay", cassettes_dir=cassettes, case_ids=cases))
+    result = replay(suite, ReplayOptions(cassettes_dir=cassettes, case_ids=cases))
     return result.log_path.read_text(encoding="utf-8").splitlines(keepends=True)
 
 

@@ -297,13 +297,13 @@ def without_ids(record: AttemptRecord) -> Any:
 
 
 def test_replay_in_worker_processes_equals_replay_in_one(suite_dir: Path) -> None:
-    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.engine.runner import ReplayOptions, replay
     from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(suite_dir / "fcreplay.toml")
     cassettes = ROOT / "cassettes"
-    one = run_suite(suite, RunOptions(mode="replay", cassettes_dir=cassettes, processes=1))
-    two = run_suite(suite, RunOptions(mode="replay", cassettes_dir=cassettes, processes=2))
+    one = replay(suite, ReplayOptions(cassettes_dir=cassettes, processes=1))
+    two = replay(suite, ReplayOptions(cassettes_dir=cassettes, processes=2))
     assert len(one.records) == len(two.records) == 552
     assert [outcome(r) for r in one.records] == [outcome(r) for r in two.records]
     logged = [r.key for r in read_run_log(two.log_path).records]
@@ -314,17 +314,14 @@ def test_replay_in_worker_processes_equals_replay_in_one(suite_dir: Path) -> Non
 def test_schema_diff_fed_by_the_replay_equals_the_standalone_one(
     suite_dir: Path, processes: int
 ) -> None:
-    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.engine.runner import ReplayOptions, replay
     from fcreplay.inputs.suite import load_suite
     from fcreplay.schemadiff.differ import SchemaDiffer, schema_diff
 
     suite = load_suite(suite_dir / "fcreplay.toml")
     cassettes = ROOT / "cassettes"
     differ = SchemaDiffer(suite)
-    options = RunOptions(
-        mode="replay", cassettes_dir=cassettes, processes=processes, observer=differ
-    )
-    run_suite(suite, options)
+    replay(suite, ReplayOptions(cassettes_dir=cassettes, processes=processes, observer=differ))
     fed, alone = differ.result(), schema_diff(suite, cassettes=cassettes)
     assert fed.requests == alone.requests == 844
     assert fed.to_json() == alone.to_json()

@@ -582,7 +582,7 @@ def test_ten_thousand_requests_take_well_under_a_second(
 def test_cassettes_recorded_against_the_simulator_pass(
     suite_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.engine.runner import RecordOptions, record
     from fcreplay.simulator.server import base_urls, running_simulator
 
     with running_simulator(ROOT / "cases" / "delivery_simulator.json") as url:
@@ -598,7 +598,7 @@ def test_cassettes_recorded_against_the_simulator_pass(
         (suite_dir / "fcreplay.toml").write_text(text, encoding="utf-8")
         suite = load_suite(suite_dir / "fcreplay.toml")
         cases = ("direct_lookup", "quote_complete")
-        recorded = run_suite(suite, RunOptions(mode="record", case_ids=cases))
+        recorded = record(suite, RecordOptions(case_ids=cases))
     assert recorded.records and all(r.transport_error is None for r in recorded.records)
     capsys.readouterr()
     code = run(["schema-diff", "--config", str(suite_dir / "fcreplay.toml")])

@@ -40,14 +40,13 @@ def command(
     one run log line per attempt, each as soon as it ends. Keys come only from
     the environment variables named by `api_key_env`.
     """
-    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.engine.runner import RecordOptions, record
     from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(config_path)
-    result = run_suite(
+    result = record(
         suite,
-        RunOptions(
-            mode="record",
+        RecordOptions(
             targets=targets,
             variants=variants,
             case_ids=case_ids,

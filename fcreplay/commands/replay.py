@@ -35,14 +35,13 @@ def command(
     """
     from pathlib import Path
 
-    from fcreplay.engine.runner import RunOptions, run_suite
+    from fcreplay.engine.runner import ReplayOptions, replay
     from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(config_path)
-    result = run_suite(
+    result = replay(
         suite,
-        RunOptions(
-            mode="replay",
+        ReplayOptions(
             targets=targets,
             variants=variants,
             case_ids=case_ids,

@@ -1,24 +1,22 @@
-"""One attempt: a case's multi-turn exchange with a model, checked turn by turn."""
+"""One attempt: hold the conversation, judge its phases turn by turn, and make its record."""
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
 
 from fcreplay.adapters import Adapter
 from fcreplay.canonical import canonical_json
-from fcreplay.decision import Decision, DecisionKind, ProviderError, signature
-from fcreplay.engine.plan import Unit, unit_settings, unit_tools
-from fcreplay.exchange import HistoryItem, Message, ToolResult, WireRequest, WireResponse
+from fcreplay.decision import Decision, DecisionKind, signature
+from fcreplay.engine.conversation import Conversation, converse
+from fcreplay.engine.plan import Unit, unit_settings
+from fcreplay.engine.players import Mismatch, Player
 from fcreplay.finding import Finding
 from fcreplay.inputs.suite import Suite
 from fcreplay.judge.expectations import check_expectation
 from fcreplay.judge.repair import check_arguments
 from fcreplay.record import (
-    Aborted,
     AttemptError,
     AttemptRecord,
     ExpectedOutline,
@@ -26,60 +24,7 @@ from fcreplay.record import (
     StepRecord,
     Verdict,
 )
-from fcreplay.structdiff import Difference
 from fcreplay.version import __version__
-
-MAX_RETRY_DELAY = 60.0
-"""Longest server-requested wait honoured before giving up on a retry (seconds)."""
-
-
-class Player(Protocol):
-    """Where responses come from: the live provider (recording) or a cassette (replay)."""
-
-    def exchange(self, request: WireRequest, *, step: int) -> WireResponse: ...
-
-    def pause(self, seconds: float) -> None: ...
-
-
-class AttemptAborted(Exception):
-    """The attempt could not get an answer; the record says why."""
-
-    def __init__(self, kind: str, message: str, detail: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.detail = detail or {}
-
-    def to_json(self) -> dict[str, Any]:
-        """The reason, as written in the attempt record."""
-        return {"type": self.kind, "message": str(self), **self.detail}
-
-
-class RequestDrift(AttemptAborted):
-    """The request built now differs from the one recorded at the same place."""
-
-    def __init__(self, message: str, changes: list[Difference]) -> None:
-        super().__init__("request_drift", message, {"changes": [c.to_json() for c in changes]})
-        self.changes = changes
-
-
-@dataclass
-class _Turns:
-    """What happened so far in an attempt, turn by turn."""
-
-    steps: list[StepRecord] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    failed_calls: set[str] = field(default_factory=set)
-    """Canonical (name, arguments) of calls whose tool failed for good."""
-    any_tool_error: bool = False
-
-    def add(self, step: int, found: list[Finding]) -> None:
-        self.steps[step] = replace(
-            self.steps[step], findings=self.steps[step].findings + tuple(found)
-        )
-        self.findings += [replace(f, step=step) for f in found]
-
-    def answered(self, step: int, results: list[ToolResult]) -> None:
-        self.steps[step] = replace(self.steps[step], tool_results=tuple(results))
 
 
 def run_attempt(
@@ -95,117 +40,23 @@ def run_attempt(
 ) -> AttemptRecord:
     """Run one attempt of a unit and return its run-log record (never raises for findings)."""
     started = clock()
-    history: list[HistoryItem] = []
-    if suite.system_prompt:
-        history.append(Message("system", suite.system_prompt))
-    history += list(unit.case.messages)
-    turns = _Turns()
-    first_request: WireRequest | None = None
-    # The first turn, plus the following one-call turns when calls come one per turn:
-    # judged together against the case's expectation.
-    phase: list[Decision] = []
-    phase_open, then_checked = True, False
-    expectation, then, contract = unit.expectation, unit.case.then, suite.contract
-    aborted: AttemptAborted | ProviderError | None = None
-    model_reported: str | None = None
-    max_steps = 1 if unit.single_turn else suite.config.max_steps
-    sequential = suite.config.parallel_tool_calls is False and len(unit.expectation.calls) > 1
-    for step in range(max_steps):
-        request = adapter.build_request(
-            unit.target.model,
-            history,
-            unit_tools(suite, unit),
-            unit_settings(suite, unit, step),
-        )
-        first_request = first_request or request
-        try:
-            outcome = _send(player, adapter, request, step=step, max_retries=max_retries)
-        except AttemptAborted as exc:
-            aborted = exc
-            break
-        if isinstance(outcome, ProviderError):
-            aborted = outcome
-            break
-        decision = outcome
-        model_reported = model_reported or decision.model
-        turns.steps.append(
-            StepRecord(
-                step,
-                request.body_sha256,
-                decision,
-                tuple(check_arguments(c, suite.contract) for c in decision.calls),
-            )
-        )
-        if phase_open and (step == 0 or decision.calls):
-            phase.append(decision)
-            if not (sequential and decision.calls and not _phase_complete(phase, unit)):
-                phase_open = False
-                turns.add(step, check_expectation(_merged(phase), expectation, contract))
-        elif phase_open:
-            # An answer cut a one-call-per-turn phase short: judge the calls made so far.
-            phase_open = False
-            turns.add(step - 1, check_expectation(_merged(phase), expectation, contract))
-        if step > 0 and not decision.calls and then is not None and not then_checked:
-            then_checked = True
-            turns.add(
-                step,
-                check_expectation(decision, then, contract, after_error=turns.any_tool_error),
-            )
-        turns.add(step, _repeated_failures(decision, turns.failed_calls))
-        if not decision.calls or decision.kind != "tool_call" or unit.single_turn:
-            break
-        if step == max_steps - 1:
-            turns.add(
-                step,
-                [
-                    Finding(
-                        "step_limit",
-                        "/calls",
-                        max_steps,
-                        len(turns.steps),
-                        f"still calling tools after {max_steps} turns (max_steps)",
-                    )
-                ],
-            )
-            break
-        try:
-            results = _execute(suite, decision, turns)
-        except AttemptAborted as exc:
-            aborted = exc
-            break
-        turns.answered(step, results)
-        history = adapter.append_tool_result(history, decision, results)
-    if phase_open and phase:
-        # The attempt ended inside the first phase (step limit or error): judge what came.
-        turns.add(len(phase) - 1, check_expectation(_merged(phase), expectation, contract))
-    settings = unit_settings(suite, unit, 0)
-    first = _merged(phase) if phase else None
+    conversation = converse(suite, unit, player, adapter=adapter, max_retries=max_retries)
+    judged = _judge(suite, unit, conversation)
     error: AttemptError | None = None
-    if isinstance(aborted, RequestDrift):
+    ended_by = conversation.ended_by
+    if isinstance(ended_by, Mismatch):
         # Drift is a finding about the adapter, not a failure to get an answer.
-        first_change = aborted.changes[0] if aborted.changes else None
-        turns.findings.append(
-            Finding(
-                "request_drift",
-                first_change.path if first_change else "",
-                first_change.to_json()["before"] if first_change else None,
-                first_change.to_json()["after"] if first_change else None,
-                str(aborted),
-                step=len(turns.steps),
-                changes=tuple(aborted.changes),
-            )
-        )
-    elif isinstance(aborted, AttemptAborted):
-        error = Aborted(aborted.kind, str(aborted))
+        judged.findings.append(_drift(ended_by, step=len(judged.steps)))
     else:
-        error = aborted
-    verdict: Verdict = "error" if error else ("fail" if turns.findings else "pass")
+        error = ended_by
+    verdict: Verdict = "error" if error else ("fail" if judged.findings else "pass")
+    settings = unit_settings(suite, unit, 0)
     return AttemptRecord(
         run_id=run_id,
         target=unit.target.name,
         adapter=adapter.NAME,
         model=unit.target.model,
-        model_reported=model_reported,
+        model_reported=conversation.model_reported,
         variant=unit.variant,
         case_id=unit.case.id,
         attempt=attempt,
@@ -218,73 +69,107 @@ def run_attempt(
             temperature=settings.temperature,
             max_output_tokens=settings.max_output_tokens,
             stream=settings.stream,
-            max_steps=max_steps,
+            max_steps=conversation.max_steps,
         ),
-        request_sha256=first_request.body_sha256 if first_request else None,
+        request_sha256=conversation.first_request_sha256,
         adapter_version=adapter.VERSION,
         prompt_version=suite.config.prompt_version,
         contract_hash=suite.contract.contract_hash,
         cases_version=suite.cases_version,
         fcreplay_version=__version__,
-        expect=ExpectedOutline(expectation.kind, tuple(expectation.tools)),
+        expect=ExpectedOutline(unit.expectation.kind, tuple(unit.expectation.tools)),
         verdict=verdict,
-        signature=signature(first) if first else None,
-        steps=tuple(turns.steps),
-        findings=tuple(turns.findings),
+        signature=signature(judged.first) if judged.first else None,
+        steps=tuple(judged.steps),
+        findings=tuple(judged.findings),
         transport_error=error,
     )
 
 
-def _send(
-    player: Player, adapter: Adapter, request: WireRequest, *, step: int, max_retries: int
-) -> Decision | ProviderError:
-    """Send with bounded retries on retryable provider errors, honouring their delays."""
-    for attempt in range(max_retries + 1):
-        response = player.exchange(request, step=step)
-        if response.events is not None and 200 <= response.status < 300:
-            outcome = adapter.parse_stream(response.status, list(response.events))
-        else:
-            outcome = adapter.parse_decision(response.status, response.body)
-        if not isinstance(outcome, ProviderError) or not outcome.retryable:
-            return outcome
-        if attempt == max_retries:
-            return outcome
-        delay = _retry_delay(outcome, response, attempt)
-        if delay is None:
-            return outcome
-        player.pause(delay)
-    raise AssertionError("unreachable")  # pragma: no cover
+@dataclass
+class _Judged:
+    """The turns of an attempt as recorded, with the findings of each."""
+
+    steps: list[StepRecord] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    first: Decision | None = None
+    """The first phase's decision, merged: what the case's expectation was checked on."""
+
+    def add(self, step: int, found: list[Finding]) -> None:
+        record = self.steps[step]
+        self.steps[step] = replace(record, findings=record.findings + tuple(found))
+        self.findings += [replace(finding, step=step) for finding in found]
 
 
-def _retry_delay(error: ProviderError, response: WireResponse, attempt: int) -> float | None:
-    """The server's requested delay when sane, else exponential backoff with jitter."""
-    requested: float | None = error.retry_after
-    header = response.headers.get("retry-after")
-    if requested is None and header is not None:
-        try:
-            requested = float(header)
-        except ValueError:
-            requested = None  # an HTTP date: fall back to backoff
-    if requested is not None:
-        return requested if 0 <= requested <= MAX_RETRY_DELAY else None
-    return min(0.5 * 2.0**attempt, 8.0) * random.uniform(0.75, 1.0)
+def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
+    """Judge each turn as it came: the first phase against the case's expectation, the
+    answer after tool results against `then`, and the tool-loop rules on every turn.
 
-
-def _execute(suite: Suite, decision: Decision, turns: _Turns) -> list[ToolResult]:
-    if suite.executor is None:
-        raise AttemptAborted(
-            "no_tool_results",
-            "the model called a tool but the suite has no tool_results file to answer it",
+    The first phase is the first turn, plus the following one-call turns when the
+    suite asks for calls one per turn: they are judged together, as one decision.
+    """
+    judged = _Judged()
+    expectation, then, contract = unit.expectation, unit.case.then, suite.contract
+    sequential = suite.config.parallel_tool_calls is False and len(expectation.calls) > 1
+    phase: list[Decision] = []
+    phase_open, then_checked, any_tool_error = True, False, False
+    failed_calls: set[str] = set()
+    """Canonical (name, arguments) of calls whose tool failed for good, so far."""
+    last = len(conversation.turns) - 1
+    for step, turn in enumerate(conversation.turns):
+        decision = turn.decision
+        judged.steps.append(
+            StepRecord(
+                step,
+                turn.request_sha256,
+                decision,
+                tuple(check_arguments(call, contract) for call in decision.calls),
+                tuple(execution.result for execution in turn.executions),
+            )
         )
-    results = []
-    for call in decision.calls:
-        execution = suite.executor.execute(call)
-        if execution.failure is not None:
-            turns.any_tool_error = True
-            if not execution.failure.retryable:
-                turns.failed_calls.add(_call_key(call.name, call.arguments))
-        results.append(execution.result)
-    return results
+        if phase_open and (step == 0 or decision.calls):
+            phase.append(decision)
+            if not (sequential and decision.calls and not _phase_complete(phase, unit)):
+                phase_open = False
+                judged.add(step, check_expectation(_merged(phase), expectation, contract))
+        elif phase_open:
+            # An answer cut a one-call-per-turn phase short: judge the calls made so far.
+            phase_open = False
+            judged.add(step - 1, check_expectation(_merged(phase), expectation, contract))
+        if step > 0 and not decision.calls and then is not None and not then_checked:
+            then_checked = True
+            judged.add(
+                step, check_expectation(decision, then, contract, after_error=any_tool_error)
+            )
+        judged.add(step, _repeated_failures(decision, failed_calls))
+        if conversation.step_limit and step == last:
+            limit = conversation.max_steps
+            message = f"still calling tools after {limit} turns (max_steps)"
+            judged.add(step, [Finding("step_limit", "/calls", limit, step + 1, message)])
+        answered = decision.calls if turn.executions else ()
+        for call, execution in zip(answered, turn.executions, strict=True):
+            if execution.failure is not None:
+                any_tool_error = True
+                if not execution.failure.retryable:
+                    failed_calls.add(_call_key(call.name, call.arguments))
+    if phase_open and phase:
+        # The attempt ended inside the first phase (step limit or error): judge what came.
+        judged.add(len(phase) - 1, check_expectation(_merged(phase), expectation, contract))
+    judged.first = _merged(phase) if phase else None
+    return judged
+
+
+def _drift(mismatch: Mismatch, *, step: int) -> Finding:
+    first = mismatch.changes[0].to_json() if mismatch.changes else None
+    return Finding(
+        "request_drift",
+        first["path"] if first else "",
+        first["before"] if first else None,
+        first["after"] if first else None,
+        mismatch.message,
+        step=step,
+        changes=mismatch.changes,
+    )
 
 
 def _repeated_failures(decision: Decision, failed: set[str]) -> list[Finding]:
@@ -301,7 +186,7 @@ def _repeated_failures(decision: Decision, failed: set[str]) -> list[Finding]:
     ]
 
 
-def _call_key(name: str, arguments: Any) -> str:
+def _call_key(name: str, arguments: object) -> str:
     return canonical_json([name, arguments])
 
 

@@ -1,25 +1,29 @@
-"""Runs a suite: every unit's repetitions, live or from cassettes, logged as they finish."""
+"""Runs a suite: every unit's repetitions, live (`record`) or from cassettes (`replay`).
+
+Both entry points share one loop; what differs between them (where answers come
+from, what is kept, how durable the log is) is decided once, by the run's source.
+"""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal
 
 from fcreplay.adapters import Adapter, get_adapter
 from fcreplay.cassettes.redaction import refuse_leaks
-from fcreplay.cassettes.store import Cassette, CassetteMeta
-from fcreplay.engine.attempt import AttemptAborted, run_attempt
+from fcreplay.cassettes.store import CassetteMeta
+from fcreplay.cassettes.unit import UnitCassette
+from fcreplay.engine.attempt import run_attempt
 from fcreplay.engine.plan import Unit, plan_units
-from fcreplay.engine.players import EpisodePlayer, LivePlayer, ReplayPlayer, Tape, Transport
+from fcreplay.engine.players import Player, Transport
 from fcreplay.engine.progress import Progress
-from fcreplay.errors import InputError
-from fcreplay.inputs.config import Target
+from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource, Source
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runlog import (
@@ -31,21 +35,16 @@ from fcreplay.runlog import (
     run_log_path,
 )
 
-Mode = Literal["record", "replay"]
 RecordMode = Literal["all", "once", "new_episodes"]
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What to run and how."""
+    """What to run and where; shared by recording and replay."""
 
-    mode: Mode
     targets: tuple[str, ...] = ()
     variants: tuple[str, ...] = ()
     case_ids: tuple[str, ...] = ()
-    record_mode: RecordMode = "all"
-    """all: record every attempt afresh; once: record only units without a cassette;
-    new_episodes: replay what still matches and record the rest."""
     concurrency: int = 1
     resume: str | None = None
     """Run id whose log is continued: attempts already logged are skipped."""
@@ -53,16 +52,31 @@ class RunOptions:
     """Where run logs go (default: the suite's `runs`)."""
     cassettes_dir: Path | None = None
     """Where cassettes are (default: the suite's `cassettes`)."""
+
+
+@dataclass(frozen=True)
+class RecordOptions(RunOptions):
+    """A live run."""
+
+    record_mode: RecordMode = "all"
+    """all: record every attempt afresh; once: record only units without a cassette;
+    new_episodes: replay what still matches and record the rest."""
+    transports: Mapping[str, Transport] | None = None
+    """Per target name, what sends its requests (default: HTTP to the target's base
+    URL); lets benchmarks record from an in-process simulator."""
+
+
+@dataclass(frozen=True)
+class ReplayOptions(RunOptions):
+    """An offline run from cassettes."""
+
     processes: int | None = None
-    """Worker processes for a replay; None: one per usable CPU once the replay is large
-    enough to repay starting them (see `_processes`)."""
+    """Worker processes; None: one per usable CPU once the replay is large enough to
+    repay starting them (see `_processes`)."""
     observer: CassetteObserver | None = None
-    """Also shown every cassette the run reads (check feeds schema diff this way, so
+    """Also shown every cassette the replay reads (check feeds schema diff this way, so
     cassettes are read once); in worker processes each chunk gets a fresh one that
     is merged back."""
-    transports: Mapping[str, Transport] | None = None
-    """Per target name, what sends its requests when recording (default: HTTP to the
-    target's base URL); lets benchmarks record from an in-process simulator."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +96,42 @@ class RunResult:
         return [r for r in self.records if r.drift is not None or r.replay_miss]
 
 
-def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = None) -> RunResult:
+def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = None) -> RunResult:
+    """Run the suite live, writing cassettes and a durable run log as attempts finish."""
+    units = _units(suite, options)
+    adapters = _adapters(units)
+    source = RecordSource(suite, units, adapters, options.record_mode, options.transports)
+    return _run(suite, options, units, adapters, source, progress, processes=1)
+
+
+def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = None) -> RunResult:
+    """Run the suite from its cassettes, offline: drift and missing recordings are findings."""
+    units = _units(suite, options)
+    source = ReplaySource(options.observer)
+    processes = _processes(options.processes, len(units))
+    return _run(suite, options, units, _adapters(units), source, progress, processes=processes)
+
+
+def _units(suite: Suite, options: RunOptions) -> list[Unit]:
+    return plan_units(
+        suite, targets=options.targets, variants=options.variants, case_ids=options.case_ids
+    )
+
+
+def _adapters(units: list[Unit]) -> dict[str, Adapter]:
+    return {u.target.adapter: get_adapter(u.target.adapter) for u in units}
+
+
+def _run(
+    suite: Suite,
+    options: RunOptions,
+    units: list[Unit],
+    adapters: dict[str, Adapter],
+    source: Source,
+    progress: Progress | None,
+    *,
+    processes: int,
+) -> RunResult:
     """Run every planned attempt and return the records of this run.
 
     Each attempt is written to the run log (and, when recording, its cassette
@@ -91,16 +140,12 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
     is waiting for the network); a large replay runs them in worker processes
     (the work is parsing and validating, which threads would serialize).
     """
-    units = plan_units(
-        suite, targets=options.targets, variants=options.variants, case_ids=options.case_ids
-    )
     repetitions = suite.config.repetitions
     order = [
         (u.target.name, u.variant, u.case.id, n) for u in units for n in range(1, repetitions + 1)
     ]
-    runs = options.runs_dir or suite.config.runs
-    run_id = options.resume or new_run_id(options.mode)
-    log_path = run_log_path(runs, run_id)
+    run_id = options.resume or new_run_id(source.label)
+    log_path = run_log_path(options.runs_dir or suite.config.runs, run_id)
     done: set[AttemptKey] = set()
     spans: dict[AttemptKey, tuple[int, int]] = {}
     truncate_to = None
@@ -116,22 +161,15 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
                 "interrupted while writing it); ignored, that attempt runs again"
             )
     run = _Run(
-        suite=suite,
-        options=options,
-        units=units,
-        run_id=run_id,
-        done=done,
-        cassettes=options.cassettes_dir or suite.config.cassettes,
-        adapters={u.target.adapter: get_adapter(u.target.adapter) for u in units},
-        secrets=_secrets(suite, units) if options.mode == "record" else [],
-        observer=options.observer,
+        suite,
+        units,
+        run_id,
+        done,
+        options.cassettes_dir or suite.config.cassettes,
+        adapters,
+        source,
+        reads_disk=source.reads_cassettes(resuming=options.resume is not None),
     )
-    if options.mode == "record":
-        run.transports.update(options.transports or {})
-        for target in {u.target.name: u.target for u in units}.values():
-            if target.name not in run.transports:
-                adapter = run.adapters[target.adapter]
-                run.transports[target.name] = _transport(suite, target, adapter)
     todo = sum(1 for key in order if key not in done)
     progress = progress or Progress(todo)
     progress.total = todo
@@ -139,21 +177,19 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
         progress.note(note)
     lock = threading.Lock()
     records: list[AttemptRecord] = []
-    durable = options.mode == "record"
-    writer = RunLogWriter(log_path, truncate_to=truncate_to, durable=durable, spans=spans)
+    writer = RunLogWriter(log_path, truncate_to=truncate_to, durable=source.durable, spans=spans)
     with writer:
 
         def emit(record: AttemptRecord) -> None:
             line = record_line(record)
             with lock:
-                if run.secrets:
-                    refuse_leaks(line, run.secrets, where=f"run log {log_path}")
+                if source.secrets:
+                    refuse_leaks(line, source.secrets, where=f"run log {log_path}")
                 writer.append_line(record.key, line)
                 records.append(record)
             progress.advance(record)
 
         try:
-            processes = _processes(options, len(units))
             if processes > 1:
                 _run_in_processes(run, processes, emit)
             elif options.concurrency > 1:
@@ -163,8 +199,7 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
                     run.run_unit(unit, emit)
         finally:
             progress.finish()
-            for transport in run.transports.values():
-                transport.close()
+            source.close()
     rewrite_in_order(log_path, writer.spans, order)
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[r.key])
@@ -174,93 +209,56 @@ def run_suite(suite: Suite, options: RunOptions, *, progress: Progress | None = 
 Emit = Callable[[AttemptRecord], None]
 
 
-class CassetteObserver(Protocol):
-    """Something that looks at each unit's cassette as a run reads it."""
-
-    def add(self, cassette: Cassette, unit: Unit) -> None: ...
-
-    def note_missing(self, path: Path) -> None: ...
-
-    def fresh(self) -> CassetteObserver: ...
-
-    def merge(self, other: CassetteObserver) -> None: ...
-
-
 @dataclass
 class _Run:
     """What every unit of one run shares."""
 
     suite: Suite
-    options: RunOptions
     units: list[Unit]
     run_id: str
     done: set[AttemptKey]
     cassettes: Path
     adapters: dict[str, Adapter]
-    secrets: list[str]
-    transports: dict[str, Transport] = field(default_factory=dict)
-    observer: CassetteObserver | None = None
+    source: Source
+    reads_disk: bool
 
     def run_unit(self, unit: Unit, emit: Emit) -> None:
         """Run the attempts of one unit not already done, emitting each record."""
-        options, suite = self.options, self.suite
-        repetitions = suite.config.repetitions
+        repetitions = self.suite.config.repetitions
         adapter = self.adapters[unit.target.adapter]
         meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
         path = unit.cassette_path(self.cassettes)
-        tape = Tape.load(path, meta) if _reads_tape(options) else Tape(path, meta)
-        if self.observer is not None:
-            if tape.cassette is not None:
-                self.observer.add(tape.cassette, unit)
-            elif options.mode == "replay":
-                self.observer.note_missing(path)
+        cassette = UnitCassette.load(path, meta) if self.reads_disk else UnitCassette(path, meta)
         finished = [
             n
             for n in range(1, repetitions + 1)
             if (unit.target.name, unit.variant, unit.case.id, n) in self.done
         ]
-        live = options.mode == "record" and not (options.record_mode == "once" and tape.exists)
-        if live and options.record_mode == "all":
-            tape.keep_only(finished)
-        hint = _record_hint(unit)
+        plan = self.source.open(unit, cassette, finished)
         for attempt in range(1, repetitions + 1):
             if attempt in finished:
                 continue
-            if options.mode == "replay" and not tape.exists:
-                emit(_missing_cassette(suite, unit, attempt, self.run_id, path, hint, adapter))
-                continue
-            player: Any
-            if not live:
-                player = ReplayPlayer(tape.takes(attempt), cassette=path, record_hint=hint)
-            elif options.record_mode == "new_episodes":
-                player = EpisodePlayer(
-                    ReplayPlayer(tape.takes(attempt), cassette=path, record_hint=hint),
-                    LivePlayer(self.transports[unit.target.name], attempt),
-                )
-            else:
-                player = LivePlayer(self.transports[unit.target.name], attempt)
+            player: Player = plan.player(attempt)
             record = run_attempt(
-                suite,
+                self.suite,
                 unit,
                 attempt,
                 player,
                 adapter=adapter,
                 run_id=self.run_id,
-                max_retries=suite.config.max_retries,
+                max_retries=self.suite.config.max_retries,
             )
-            if live:
-                tape.put(attempt, player.takes)
-                tape.save(self.secrets)
+            plan.keep(attempt)
             emit(record)
 
 
-def _processes(options: RunOptions, units: int) -> int:
-    """Worker processes for this run: by default only for replays big enough to repay
-    the start-up; fork is required (the workers inherit the loaded suite)."""
-    if options.mode != "replay" or "fork" not in multiprocessing.get_all_start_methods():
+def _processes(requested: int | None, units: int) -> int:
+    """Worker processes for a replay: by default only when big enough to repay the
+    start-up; fork is required (the workers inherit the loaded suite)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    if options.processes is not None:
-        return max(1, min(options.processes, units))
+    if requested is not None:
+        return max(1, min(requested, units))
     return max(1, min(len(os.sched_getaffinity(0)), units // _UNITS_PER_PROCESS))
 
 
@@ -270,15 +268,14 @@ _FORKED: _Run | None = None
 """The run a forked replay worker works on (inherited, so nothing is pickled in)."""
 
 
-def _replay_chunk(indexes: list[int]) -> tuple[list[AttemptRecord], Any]:
+def _replay_chunk(indexes: list[int]) -> tuple[list[AttemptRecord], CassetteObserver | None]:
     assert _FORKED is not None
     run = _FORKED
-    if run.options.observer is not None:
-        run.observer = run.options.observer.fresh()
+    observer = run.source.fresh_observer()
     records: list[AttemptRecord] = []
     for index in indexes:
         run.run_unit(run.units[index], records.append)
-    return records, run.observer
+    return records, observer
 
 
 def _run_in_processes(run: _Run, processes: int, emit: Emit) -> None:
@@ -296,8 +293,7 @@ def _run_in_processes(run: _Run, processes: int, emit: Emit) -> None:
                     records, observed = future.result()
                     for record in records:
                         emit(record)
-                    if run.observer is not None and observed is not None:
-                        run.observer.merge(observed)
+                    run.source.merge_observer(observed)
             except BaseException:
                 for future in futures:
                     future.cancel()
@@ -317,64 +313,3 @@ def _run_in_threads(run: _Run, concurrency: int, emit: Emit) -> None:
             raise
         for future in futures:
             future.result()  # re-raise the first worker error
-
-
-def _reads_tape(options: RunOptions) -> bool:
-    """Whether the unit's cassette on disk matters for this run."""
-    if options.mode == "replay":
-        return True
-    return options.record_mode != "all" or options.resume is not None
-
-
-def _transport(suite: Suite, target: Target, adapter: Adapter) -> Transport:
-    from fcreplay.engine.transport import HttpTransport  # httpx is needed only when recording
-
-    auth = None
-    if target.api_key_env:
-        key = os.environ.get(target.api_key_env)
-        if not key:
-            raise InputError.at(
-                suite.config.source,
-                None,
-                f"target {target.name!r}: the environment variable {target.api_key_env} "
-                "is not set; export it with the provider key before recording",
-            )
-        auth = (adapter.API_KEY_HEADER, adapter.API_KEY_PREFIX + key)
-    return HttpTransport(
-        target.base_url or adapter.DEFAULT_BASE_URL,
-        auth_header=auth,
-        timeout=suite.config.request_timeout,
-    )
-
-
-def _secrets(suite: Suite, units: Sequence[Unit]) -> list[str]:
-    names = {u.target.api_key_env for u in units if u.target.api_key_env}
-    return [os.environ[name] for name in sorted(names) if os.environ.get(name)]
-
-
-def _record_hint(unit: Unit) -> str:
-    return (
-        f"fcreplay record --target {unit.target.name} --variant {unit.variant} "
-        f"--case {unit.case.id}"
-    )
-
-
-def _missing_cassette(
-    suite: Suite,
-    unit: Unit,
-    attempt: int,
-    run_id: str,
-    path: Path,
-    hint: str,
-    adapter: Adapter,
-) -> AttemptRecord:
-    class _NoCassette:
-        def exchange(self, request: Any, *, step: int) -> Any:
-            raise AttemptAborted("missing_cassette", f"no cassette {path}; record it with `{hint}`")
-
-        def pause(self, seconds: float) -> None:
-            """Nothing to wait for."""
-
-    return run_attempt(
-        suite, unit, attempt, _NoCassette(), adapter=adapter, run_id=run_id, max_retries=0
-    )

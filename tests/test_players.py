@@ -1,4 +1,4 @@
-"""Replay matching: a rebuilt request equals the recorded one, or it is drift."""
+"""Replay matching: a rebuilt request equals the recorded one, or it is drift (a value)."""
 
 from __future__ import annotations
 
@@ -8,58 +8,63 @@ from typing import Any
 import pytest
 
 from fcreplay.cassettes.store import Interaction, RecordedRequest, RecordedResponse
-from fcreplay.engine.attempt import AttemptAborted, RequestDrift
-from fcreplay.engine.players import ReplayPlayer, Take
-from fcreplay.exchange import WireRequest
+from fcreplay.cassettes.unit import PlacedInteraction
+from fcreplay.engine.players import Mismatch, ReplayPlayer
+from fcreplay.exchange import WireRequest, WireResponse
+from fcreplay.record import Aborted
 
 BODY = {"model": "m", "stream": False, "temperature": 0.0, "tools": [{"name": "a"}]}
 
 
-def take(body: dict[str, Any], *, hashed: bool) -> Take:
+def placed(body: dict[str, Any], *, hashed: bool) -> PlacedInteraction:
     request = RecordedRequest("POST", "http://h/v1/chat/completions", {}, body)
     digest = WireRequest("POST", "/chat/completions", {}, body).body_sha256
     response = RecordedResponse(200, {}, {"ok": True})
-    return Take(1, 0, Interaction(request, response), digest if hashed else None)
+    return PlacedInteraction(1, 0, Interaction(request, response), digest if hashed else None)
 
 
 def replay(recorded: dict[str, Any], now: dict[str, Any], *, hashed: bool) -> Any:
-    player = ReplayPlayer([take(recorded, hashed=hashed)], cassette=Path("c.json"), record_hint="x")
+    player = ReplayPlayer(
+        [placed(recorded, hashed=hashed)], cassette=Path("c.json"), record_hint="x"
+    )
     return player.exchange(WireRequest("POST", "/chat/completions", {}, now), step=0)
 
 
 @pytest.mark.parametrize("hashed", [True, False])
 def test_the_same_body_in_another_key_order_matches(hashed: bool) -> None:
     now = dict(reversed(list(BODY.items())))
-    assert replay(BODY, now, hashed=hashed).body == {"ok": True}
+    answer = replay(BODY, now, hashed=hashed)
+    assert isinstance(answer, WireResponse) and answer.body == {"ok": True}
 
 
 @pytest.mark.parametrize("hashed", [True, False])
 def test_an_integral_float_matches_its_integer(hashed: bool) -> None:
-    assert replay(BODY, {**BODY, "temperature": 0}, hashed=hashed).status == 200
+    answer = replay(BODY, {**BODY, "temperature": 0}, hashed=hashed)
+    assert isinstance(answer, WireResponse) and answer.status == 200
 
 
 @pytest.mark.parametrize("hashed", [True, False])
 def test_true_where_1_was_recorded_is_drift_though_python_calls_them_equal(hashed: bool) -> None:
     recorded = {**BODY, "stream": 1}
     assert recorded == {**BODY, "stream": True}  # the trap this guards against
-    with pytest.raises(RequestDrift) as caught:
-        replay(recorded, {**BODY, "stream": True}, hashed=hashed)
-    assert [c.path for c in caught.value.changes] == ["/stream"]
+    drift = replay(recorded, {**BODY, "stream": True}, hashed=hashed)
+    assert isinstance(drift, Mismatch)
+    assert [c.path for c in drift.changes] == ["/stream"]
 
 
 def test_a_changed_body_names_every_changed_path() -> None:
     now = {**BODY, "tools": [{"name": "b"}], "max_tokens": 5}
-    with pytest.raises(RequestDrift) as caught:
-        replay(BODY, now, hashed=True)
-    assert [c.path for c in caught.value.changes] == ["/max_tokens", "/tools/0/name"]
-    assert "c.json interaction 0 (step 0)" in str(caught.value)
+    drift = replay(BODY, now, hashed=True)
+    assert isinstance(drift, Mismatch)
+    assert [c.path for c in drift.changes] == ["/max_tokens", "/tools/0/name"]
+    assert "c.json interaction 0 (step 0)" in drift.message
 
 
 def test_a_request_past_the_recording_is_a_missing_interaction() -> None:
     player = ReplayPlayer([], cassette=Path("c.json"), record_hint="fcreplay record --case x")
-    with pytest.raises(AttemptAborted, match="fcreplay record --case x") as caught:
-        player.exchange(WireRequest("POST", "/chat/completions", {}, BODY), step=1)
-    assert caught.value.kind == "missing_interaction"
+    answer = player.exchange(WireRequest("POST", "/chat/completions", {}, BODY), step=1)
+    assert isinstance(answer, Aborted) and answer.type == "missing_interaction"
+    assert "fcreplay record --case x" in answer.message
 
 
 def test_a_rebuilt_body_matches_though_its_strings_are_other_objects() -> None:
@@ -72,6 +77,6 @@ def test_a_rebuilt_body_matches_though_its_strings_are_other_objects() -> None:
     built = {"messages": [{"role": sys.intern("system"), "content": shared}, {"c": shared}]}
     loaded = json.loads(json.dumps(built))
     request = WireRequest("POST", "/chat/completions", {}, built)
-    player = ReplayPlayer([take(loaded, hashed=True)], cassette=Path("c.json"), record_hint="x")
+    player = ReplayPlayer([placed(loaded, hashed=True)], cassette=Path("c.json"), record_hint="x")
     player.exchange(request, step=0)
     assert "body_json" not in request.__dict__  # settled without serializing the body

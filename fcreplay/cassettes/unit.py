@@ -1,0 +1,110 @@
+"""The cassette of one unit: interactions kept from disk plus those recorded in this run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes.interactions import Interaction, UnreadableInteraction
+from fcreplay.cassettes.redaction import refuse_leaks
+from fcreplay.cassettes.store import (
+    Cassette,
+    CassetteMeta,
+    assemble_cassette,
+    interaction_text,
+    load_cassette,
+)
+from fcreplay.errors import InputError
+
+
+@dataclass(frozen=True)
+class PlacedInteraction:
+    """A recorded interaction and its place in the run: attempt and step."""
+
+    attempt: int
+    step: int
+    interaction: Interaction
+    request_sha256: str | None = None
+    """Hash of the request body as recorded (`WireRequest.body_sha256`); a replayed
+    request that matches inherits it instead of serializing its body to hash it."""
+
+    @cached_property
+    def text(self) -> str:
+        """The interaction as it stands in the cassette's text, serialized once."""
+        return interaction_text(replace(self.interaction, label=self.label))
+
+    @property
+    def label(self) -> dict[str, Any]:
+        """The tag stored with the interaction: where it belongs in the run."""
+        label: dict[str, Any] = {"attempt": self.attempt, "step": self.step}
+        if self.request_sha256 is not None:
+            label["request_sha256"] = self.request_sha256
+        return label
+
+
+class UnitCassette:
+    """The cassette of one unit (target × variant × case), attempt by attempt."""
+
+    def __init__(
+        self,
+        path: Path,
+        meta: CassetteMeta,
+        placed: Sequence[PlacedInteraction] = (),
+        cassette: Cassette | None = None,
+    ) -> None:
+        self.path = path
+        self.meta = meta
+        self._placed = list(placed)
+        self.cassette = cassette
+        """The cassette as read from disk, when it was."""
+
+    @classmethod
+    def load(cls, path: Path, meta: CassetteMeta) -> UnitCassette:
+        """Read a unit's cassette; a missing file gives an empty one."""
+        if not path.exists():
+            return cls(path, meta)
+        cassette = load_cassette(path)
+        placed = []
+        for index, interaction in enumerate(cassette.interactions):
+            if isinstance(interaction, UnreadableInteraction):
+                raise InputError.at(path, None, f"interaction {index}: {interaction.reason}")
+            label = interaction.label or {}
+            digest = label.get("request_sha256")
+            placed.append(
+                PlacedInteraction(
+                    int(label.get("attempt", 1)),
+                    int(label.get("step", 0)),
+                    interaction,
+                    digest if isinstance(digest, str) else None,
+                )
+            )
+        return cls(path, meta, placed, cassette)
+
+    @property
+    def exists(self) -> bool:
+        """Whether the cassette file is on disk."""
+        return self.path.exists()
+
+    def of_attempt(self, attempt: int) -> list[PlacedInteraction]:
+        """The interactions of one attempt, in recorded order."""
+        return [placed for placed in self._placed if placed.attempt == attempt]
+
+    def keep_only(self, attempts: Iterable[int]) -> None:
+        """Forget the interactions of every attempt not listed (they are recorded again)."""
+        keep = set(attempts)
+        self._placed = [placed for placed in self._placed if placed.attempt in keep]
+
+    def put(self, attempt: int, placed: Sequence[PlacedInteraction]) -> None:
+        """Replace the interactions of one attempt."""
+        self._placed = [p for p in self._placed if p.attempt != attempt] + list(placed)
+
+    def save(self, secrets: Sequence[str]) -> None:
+        """Write the cassette atomically, refusing it if it would hold a credential."""
+        ordered = sorted(self._placed, key=lambda placed: placed.attempt)
+        text = assemble_cassette(self.meta, [placed.text for placed in ordered])
+        refuse_leaks(text, secrets, where=f"cassette {self.path}")
+        write_text_atomically(self.path, text)

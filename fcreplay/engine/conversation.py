@@ -1,0 +1,133 @@
+"""The conversation loop of one attempt: request, answer, tool results, until the model stops."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+from fcreplay.adapters import Adapter
+from fcreplay.decision import Decision, ProviderError
+from fcreplay.engine.plan import Unit, unit_settings, unit_tools
+from fcreplay.engine.players import Mismatch, Player
+from fcreplay.exchange import HistoryItem, Message, WireRequest, WireResponse
+from fcreplay.inputs.suite import Suite
+from fcreplay.inputs.tool_results import Execution
+from fcreplay.record import Aborted
+
+MAX_RETRY_DELAY = 60.0
+"""Longest server-requested wait honoured before giving up on a retry (seconds)."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One model turn: the request's hash, the decision, and how its calls were answered."""
+
+    request_sha256: str
+    decision: Decision
+    executions: tuple[Execution, ...] = ()
+    """The fake executor's answer to each call; empty when the conversation stopped here."""
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """Everything that happened in one attempt, in order, before any judging."""
+
+    turns: tuple[Turn, ...]
+    ended_by: Mismatch | Aborted | ProviderError | None
+    """Why the conversation stopped without a final answer, if it did."""
+    first_request_sha256: str | None
+    """Of the first request built, even when it got no answer."""
+    model_reported: str | None
+    max_steps: int
+    step_limit: bool
+    """Whether the model was still calling tools when `max_steps` ran out."""
+
+
+def converse(
+    suite: Suite, unit: Unit, player: Player, *, adapter: Adapter, max_retries: int
+) -> Conversation:
+    """Hold the attempt's conversation: re-send the whole history each turn, answering
+    calls from the suite's tool results, until the model answers without calls."""
+    history: list[HistoryItem] = []
+    if suite.system_prompt:
+        history.append(Message("system", suite.system_prompt))
+    history += list(unit.case.messages)
+    turns: list[Turn] = []
+    requests: list[WireRequest] = []
+    ended_by: Mismatch | Aborted | ProviderError | None = None
+    model_reported: str | None = None
+    max_steps = 1 if unit.single_turn else suite.config.max_steps
+    step_limit = False
+    for step in range(max_steps):
+        request = adapter.build_request(
+            unit.target.model, history, unit_tools(suite, unit), unit_settings(suite, unit, step)
+        )
+        requests.append(request)
+        outcome = _send(player, adapter, request, step=step, max_retries=max_retries)
+        if not isinstance(outcome, Decision):
+            ended_by = outcome
+            break
+        decision = outcome
+        model_reported = model_reported or decision.model
+        turns.append(Turn(request.body_sha256, decision))
+        if not decision.calls or decision.kind != "tool_call" or unit.single_turn:
+            break
+        if step == max_steps - 1:
+            step_limit = True
+            break
+        if suite.executor is None:
+            ended_by = Aborted(
+                "no_tool_results",
+                "the model called a tool but the suite has no tool_results file to answer it",
+            )
+            break
+        executions = tuple(suite.executor.execute(call) for call in decision.calls)
+        turns[-1] = replace(turns[-1], executions=executions)
+        history = adapter.append_tool_result(
+            history, decision, [execution.result for execution in executions]
+        )
+    return Conversation(
+        turns=tuple(turns),
+        ended_by=ended_by,
+        # Read after the exchanges: a replayed request inherits the recorded hash.
+        first_request_sha256=requests[0].body_sha256 if requests else None,
+        model_reported=model_reported,
+        max_steps=max_steps,
+        step_limit=step_limit,
+    )
+
+
+def _send(
+    player: Player, adapter: Adapter, request: WireRequest, *, step: int, max_retries: int
+) -> Decision | ProviderError | Mismatch | Aborted:
+    """Send with bounded retries on retryable provider errors, honouring their delays."""
+    retries = 0
+    while True:
+        answer = player.exchange(request, step=step)
+        if not isinstance(answer, WireResponse):
+            return answer
+        if answer.events is not None and 200 <= answer.status < 300:
+            outcome = adapter.parse_stream(answer.status, list(answer.events))
+        else:
+            outcome = adapter.parse_decision(answer.status, answer.body)
+        if not isinstance(outcome, ProviderError) or not outcome.retryable:
+            return outcome
+        delay = None if retries == max_retries else _retry_delay(outcome, answer, retries)
+        if delay is None:
+            return outcome
+        player.pause(delay)
+        retries += 1
+
+
+def _retry_delay(error: ProviderError, response: WireResponse, attempt: int) -> float | None:
+    """The server's requested delay when sane, else exponential backoff with jitter."""
+    requested: float | None = error.retry_after
+    header = response.headers.get("retry-after")
+    if requested is None and header is not None:
+        try:
+            requested = float(header)
+        except ValueError:
+            requested = None  # an HTTP date: fall back to backoff
+    if requested is not None:
+        return requested if 0 <= requested <= MAX_RETRY_DELAY else None
+    return min(0.5 * 2.0**attempt, 8.0) * random.uniform(0.75, 1.0)

@@ -1,0 +1,234 @@
+"""Where a run's answers come from, decided once per run: live providers or cassettes.
+
+A source opens each unit's cassette and hands out one player per attempt; after
+the attempt it keeps what must be kept (a recording source saves the cassette).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal, Protocol
+
+from fcreplay.adapters import Adapter
+from fcreplay.cassettes.store import Cassette
+from fcreplay.cassettes.unit import UnitCassette
+from fcreplay.engine.plan import Unit
+from fcreplay.engine.players import (
+    LivePlayer,
+    MissingCassettePlayer,
+    NewEpisodesPlayer,
+    Player,
+    Recorder,
+    ReplayPlayer,
+    Transport,
+)
+from fcreplay.errors import InputError
+from fcreplay.inputs.config import Target
+from fcreplay.inputs.suite import Suite
+
+
+class CassetteObserver(Protocol):
+    """Something that looks at each unit's cassette as a replay reads it."""
+
+    def add(self, cassette: Cassette, unit: Unit) -> None: ...
+
+    def note_missing(self, path: Path) -> None: ...
+
+    def fresh(self) -> CassetteObserver: ...
+
+    def merge(self, other: CassetteObserver) -> None: ...
+
+
+class UnitPlayers(Protocol):
+    """The players of one unit's attempts, and what is kept after each."""
+
+    def player(self, attempt: int) -> Player: ...
+
+    def keep(self, attempt: int) -> None:
+        """Called when the attempt's record is ready, before it is logged."""
+
+
+class Source(Protocol):
+    """What differs between recording and replaying a suite."""
+
+    label: Literal["record", "replay"]
+    """Goes into the run id."""
+    durable: bool
+    """Whether each log record is synced to disk (recorded attempts cost money)."""
+    secrets: Sequence[str]
+    """Values that must never be written (the keys in use)."""
+
+    def reads_cassettes(self, *, resuming: bool) -> bool: ...
+
+    def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers: ...
+
+    def fresh_observer(self) -> CassetteObserver | None: ...
+
+    def merge_observer(self, observed: CassetteObserver | None) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ReplaySource:
+    """Every answer from the unit's cassette; a unit without one is answered by nothing."""
+
+    label: Literal["record", "replay"] = "replay"
+    durable = False
+    secrets: Sequence[str] = ()
+
+    def __init__(self, observer: CassetteObserver | None) -> None:
+        self._observer = observer
+
+    def reads_cassettes(self, *, resuming: bool) -> bool:
+        return True
+
+    def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers:
+        if self._observer is not None:
+            if cassette.cassette is not None:
+                self._observer.add(cassette.cassette, unit)
+            else:
+                self._observer.note_missing(cassette.path)
+        return _Replaying(cassette, record_hint(unit))
+
+    def fresh_observer(self) -> CassetteObserver | None:
+        # In a forked worker: count only what this worker reads, for the parent to merge.
+        if self._observer is not None:
+            self._observer = self._observer.fresh()
+        return self._observer
+
+    def merge_observer(self, observed: CassetteObserver | None) -> None:
+        if self._observer is not None and observed is not None:
+            self._observer.merge(observed)
+
+    def close(self) -> None:
+        """Nothing was opened."""
+
+
+class _Replaying:
+    def __init__(self, cassette: UnitCassette, hint: str) -> None:
+        self._cassette = cassette
+        self._hint = hint
+
+    def player(self, attempt: int) -> Player:
+        if not self._cassette.exists:
+            return MissingCassettePlayer(self._cassette.path, self._hint)
+        placed = self._cassette.of_attempt(attempt)
+        return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
+
+    def keep(self, attempt: int) -> None:
+        """A replay keeps nothing but its log."""
+
+
+class RecordSource:
+    """Answers from the providers, kept in each unit's cassette as its attempts end."""
+
+    label: Literal["record", "replay"] = "record"
+    durable = True
+
+    def __init__(
+        self,
+        suite: Suite,
+        units: Sequence[Unit],
+        adapters: Mapping[str, Adapter],
+        record_mode: Literal["all", "once", "new_episodes"],
+        transports: Mapping[str, Transport] | None,
+    ) -> None:
+        self._mode = record_mode
+        names = {u.target.api_key_env for u in units if u.target.api_key_env}
+        self.secrets: Sequence[str] = [
+            os.environ[name] for name in sorted(names) if os.environ.get(name)
+        ]
+        self._transports: dict[str, Transport] = dict(transports or {})
+        for target in {u.target.name: u.target for u in units}.values():
+            if target.name not in self._transports:
+                adapter = adapters[target.adapter]
+                self._transports[target.name] = _http_transport(suite, target, adapter)
+
+    def reads_cassettes(self, *, resuming: bool) -> bool:
+        return self._mode != "all" or resuming
+
+    def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers:
+        live = not (self._mode == "once" and cassette.exists)
+        if live and self._mode == "all":
+            cassette.keep_only(finished)
+        transport = self._transports[unit.target.name]
+        return _Recording(cassette, transport, self._mode, live, self.secrets, record_hint(unit))
+
+    def fresh_observer(self) -> CassetteObserver | None:
+        return None
+
+    def merge_observer(self, observed: CassetteObserver | None) -> None:
+        """Recording has no observer."""
+
+    def close(self) -> None:
+        for transport in self._transports.values():
+            transport.close()
+
+
+class _Recording:
+    def __init__(
+        self,
+        cassette: UnitCassette,
+        transport: Transport,
+        mode: str,
+        live: bool,
+        secrets: Sequence[str],
+        hint: str,
+    ) -> None:
+        self._cassette = cassette
+        self._transport = transport
+        self._mode = mode
+        self._live = live
+        self._secrets = secrets
+        self._hint = hint
+        self._recorder: Recorder | None = None
+
+    def player(self, attempt: int) -> Player:
+        self._recorder = None
+        if not self._live:
+            placed = self._cassette.of_attempt(attempt)
+            return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
+        live = LivePlayer(self._transport, attempt)
+        if self._mode == "new_episodes":
+            placed = self._cassette.of_attempt(attempt)
+            replayed = ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
+            self._recorder = NewEpisodesPlayer(replayed, live)
+        else:
+            self._recorder = live
+        return self._recorder
+
+    def keep(self, attempt: int) -> None:
+        if self._recorder is not None:
+            self._cassette.put(attempt, self._recorder.recorded)
+            self._cassette.save(self._secrets)
+
+
+def record_hint(unit: Unit) -> str:
+    """The command that records just this unit."""
+    return (
+        f"fcreplay record --target {unit.target.name} --variant {unit.variant} "
+        f"--case {unit.case.id}"
+    )
+
+
+def _http_transport(suite: Suite, target: Target, adapter: Adapter) -> Transport:
+    from fcreplay.engine.transport import HttpTransport  # httpx only when recording
+
+    auth = None
+    if target.api_key_env:
+        key = os.environ.get(target.api_key_env)
+        if not key:
+            raise InputError.at(
+                suite.config.source,
+                None,
+                f"target {target.name!r}: the environment variable {target.api_key_env} "
+                "is not set; export it with the provider key before recording",
+            )
+        auth = (adapter.API_KEY_HEADER, adapter.API_KEY_PREFIX + key)
+    return HttpTransport(
+        target.base_url or adapter.DEFAULT_BASE_URL,
+        auth_header=auth,
+        timeout=suite.config.request_timeout,
+    )
