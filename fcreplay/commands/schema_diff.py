@@ -67,6 +67,7 @@ def command(
     from pathlib import Path
 
     from fcreplay.inputs.suite import load_suite
+    from fcreplay.render.schemadiff import render
     from fcreplay.schemadiff.differ import schema_diff
 
     suite = load_suite(config_path)
@@ -76,5 +77,5 @@ def command(
         cassettes=Path(cassettes_dir) if cassettes_dir else None,
         allow=allow,
     )
-    click.echo(result.render(fmt), nl=False)
+    click.echo(render(result, fmt), nl=False)
     return result.ok
