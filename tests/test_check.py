@@ -12,7 +12,7 @@ import pytest
 from fcreplay.cli import run
 from fcreplay.inputs.suite import Suite
 from fcreplay.metrics import METRICS
-from fcreplay.render.report import rate
+from fcreplay.render.report_figures import rate
 from fcreplay.schemadiff.differ import SchemaDiffer
 from fcreplay.schemadiff.result import SchemaDiffEntry, SchemaDiffResult
 from fcreplay.structdiff import MISSING
