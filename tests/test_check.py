@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import types
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +12,10 @@ import pytest
 from fcreplay.cli import run
 from fcreplay.inputs.suite import Suite
 from fcreplay.metrics import METRICS
-from fcreplay.render.report import rate
+from fcreplay.render.report_figures import rate
 from fcreplay.schemadiff.differ import SchemaDiffer
+from fcreplay.schemadiff.result import SchemaDiffEntry, SchemaDiffResult
+from fcreplay.structdiff import MISSING
 
 from .conftest import ROOT
 from .recorded_suite import edit_argument, recorded_copy, replay
@@ -31,7 +32,7 @@ HINT = "run `fcreplay golden diff --format markdown` for details"
 class StandInSchemaDiff:
     """Stands in for the schema diff's result, recording which suite check diffed."""
 
-    def __init__(self, blocking: tuple[str, ...] = ()) -> None:
+    def __init__(self, blocking: tuple[SchemaDiffEntry, ...] = ()) -> None:
         self.blocking = blocking
         self.calls: list[Suite] = []
 
@@ -43,14 +44,23 @@ class StandInSchemaDiff:
 
         monkeypatch.setattr(SchemaDiffer, "result", result)
 
-    def __call__(self, suite: Suite, **kwargs: Any) -> Any:
+    def __call__(self, suite: Suite, **kwargs: Any) -> SchemaDiffResult:
         self.calls.append(suite)
-        blocking = self.blocking
-        return types.SimpleNamespace(
-            entries=blocking,
-            blocking=blocking,
-            render=lambda fmt: "".join(f"schema-diff: blocking {b}\n" for b in blocking),
-        )
+        return SchemaDiffResult(self.blocking, requests=1, blocking=self.blocking, cassettes=1)
+
+
+PATTERN_LOST = SchemaDiffEntry(
+    target="hasty",
+    tool="cancel_order",
+    pointer="/cancel_order/parameters/properties/order_id/pattern",
+    kind="constraint_lost",
+    contract="^ORD-[0-9]{6}$",
+    sent=MISSING,
+    count=1,
+    example="cassettes/hasty/auto/cancel.json",
+    documented=False,
+    status="blocking",
+)
 
 
 @pytest.fixture
@@ -174,10 +184,11 @@ def test_fail_on_selects_what_fails(
     assert cli(recorded, capsys, "check")[0] == 0
     code, out, _ = cli(recorded, capsys, "check", "--fail-on", "unsafe")
     assert code == 1 and "check FAILED on 4 unsafe" in out  # hasty/implicit, auto + reversed
-    schema.blocking = ("cancel_order: pattern lost",)
+    schema.blocking = (PATTERN_LOST,)
     code, out, _ = cli(recorded, capsys, "check")
     assert code == 1 and "check FAILED on 1 schema" in out
-    assert "schema-diff: blocking cancel_order: pattern lost" in out
+    assert "schema-diff: 1 blocking differences (constraint_lost)" in out
+    assert "BLOCKING  hasty  cancel_order  /cancel_order/parameters/properties/order_id" in out
     assert cli(recorded, capsys, "check", "--fail-on", "regression,drift")[0] == 0
     code, _, err = cli(recorded, capsys, "check", "--fail-on", "regression,typo")
     assert code == 2 and "unknown reason 'typo'" in err

@@ -34,6 +34,7 @@ from fcreplay.errors import InputError
 from fcreplay.exchange import HistoryItem, Message, RequestSettings, WireRequest
 from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite, load_suite
+from fcreplay.render.schemadiff import render
 from fcreplay.schemadiff import classes as schemadrift
 from fcreplay.schemadiff import differ as schemadiff
 from fcreplay.schemadiff.classes import CLASSES, classify
@@ -489,7 +490,7 @@ def test_missing_cassettes_and_unreadable_requests_are_noted_not_blocking(
     assert result.ok and result.requests == len(good) and result.cassettes == 1
     assert len(result.missing) == len(suite.cases) - 1
     assert len(result.skipped) == 1 and "not a JSON object" in result.skipped[0]
-    assert "planned cassettes are not recorded" in result.render("text")
+    assert "planned cassettes are not recorded" in render(result, "text")
 
 
 def test_unknown_target_is_an_input_error(suite_dir: Path) -> None:
@@ -513,7 +514,7 @@ def test_json_output_is_stable(suite_dir: Path, monkeypatch: pytest.MonkeyPatch)
     suite = make_suite(suite_dir, [("lossy", "openai_chat", False)], variants=("auto",))
     patch_build(monkeypatch, openai_chat, _lossy_openai)
     record(suite)
-    first, second = schema_diff(suite).render("json"), schema_diff(suite).render("json")
+    first, second = render(schema_diff(suite), "json"), render(schema_diff(suite), "json")
     assert first == second
     document = json.loads(first)
     assert list(document) == sorted(document)

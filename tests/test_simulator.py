@@ -8,6 +8,7 @@ Everything stays on the loopback interface; no test sleeps.
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import signal
@@ -19,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -604,6 +606,20 @@ def test_unknown_path_and_bad_bodies(
         assert CAREFUL in stranger.message
     info = httpx.get(example_url + "/").json()
     assert "never a source of claims" in info["note"] and len(info["cases"]) == 13
+
+
+def test_a_post_without_length_and_a_get_off_the_root_are_plain_errors(example_url: str) -> None:
+    address = urlsplit(example_url)
+    connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=10)
+    connection.putrequest("POST", "/v1/chat/completions")
+    connection.endheaders()  # no Content-Length header and no body
+    reply = connection.getresponse()
+    assert reply.status == 411 and reply.getheader("x-fcreplay-simulator") == "synthetic"
+    assert json.loads(reply.read())["error"]["message"] == "a request body needs Content-Length"
+    connection.close()
+    elsewhere = httpx.get(example_url + "/status?x=1")
+    assert elsewhere.status_code == 404
+    assert elsewhere.json()["error"]["message"] == "no resource at GET /status?x=1"
 
 
 # --- the script file --------------------------------------------------------------------

@@ -40,6 +40,7 @@ def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None)
     from fcreplay.check import run_check
     from fcreplay.inputs.suite import load_suite
     from fcreplay.render.report import render_text
+    from fcreplay.render.schemadiff import render
 
     suite = load_suite(config_path)
     result = run_check(suite, fail_on=fail_on, processes=jobs)
@@ -48,7 +49,7 @@ def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None)
     for record in result.run.problems[:MAX_SHOWN]:
         click.echo(f"drift: {record.unit} #{record.attempt}: {record.problem}")
     if result.schema.blocking:
-        click.echo(result.schema.render("text"), nl=False)
+        click.echo(render(result.schema, "text"), nl=False)
     shown = [d for d in result.golden.diffs if d.kind in fail_on][:MAX_SHOWN]
     for diff in shown:
         click.echo(f"golden {diff.kind}: {diff.label}")

@@ -43,10 +43,11 @@ def diff(config_path: str | None, run: str | None, output_format: str, output: s
     from fcreplay.commands.runarg import read_run
     from fcreplay.golden.diff import diff_run
     from fcreplay.inputs.config import load_config
+    from fcreplay.render.golden import render
 
     _, records = read_run(run, config_path)
     result = diff_run(records, load_config(config_path).golden)
-    text = result.render(output_format)
+    text = render(result, output_format)
     if output:
         write_text_atomically(output, text)
         click.echo(f"golden diff written to {output}: {result.summary()}")

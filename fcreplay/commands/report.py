@@ -38,7 +38,7 @@ def command(
     from fcreplay.render.report import render
 
     path, records = read_run(run, config_path)
-    text = render(output_format, records)
+    text = render(records, output_format)
     if output:
         write_text_atomically(output, text)
         click.echo(f"report of {path} written to {output}")

@@ -5,11 +5,7 @@ from __future__ import annotations
 import click
 
 from fcreplay.commands.options import config_option
-from fcreplay.schemadiff.classes import CLASSES
-
-# schemadrift is light to import (deepdiff only loads when a diff runs).
-_CLASSES = CLASSES[1:]
-"""Every class but lossless, which never blocks (schemadiff.ALLOWABLE)."""
+from fcreplay.schemadiff.classes import ALLOWABLE  # light: deepdiff loads when a diff runs
 
 
 @click.command("schema-diff")
@@ -33,7 +29,7 @@ _CLASSES = CLASSES[1:]
     "--allow",
     "allow",
     multiple=True,
-    type=click.Choice(_CLASSES),
+    type=click.Choice(ALLOWABLE),
     help="Do not fail on this class of difference (repeatable; adds to the suite's "
     "schema_diff_allow).",
 )
@@ -67,6 +63,7 @@ def command(
     from pathlib import Path
 
     from fcreplay.inputs.suite import load_suite
+    from fcreplay.render.schemadiff import render
     from fcreplay.schemadiff.differ import schema_diff
 
     suite = load_suite(config_path)
@@ -76,5 +73,5 @@ def command(
         cassettes=Path(cassettes_dir) if cassettes_dir else None,
         allow=allow,
     )
-    click.echo(result.render(fmt), nl=False)
+    click.echo(render(result, fmt), nl=False)
     return result.ok

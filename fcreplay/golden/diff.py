@@ -107,12 +107,6 @@ class GoldenDiff:
             "diffs": [diff.to_json() for diff in self.diffs],
         }
 
-    def render(self, fmt: str) -> str:
-        """text, markdown, json or junit."""
-        from fcreplay.render.golden import render
-
-        return render(self, fmt)
-
 
 def classify(golden: GoldenEntry | None, now: GoldenEntry | None) -> str | None:
     """The class of a golden/run pair, or None when they match."""

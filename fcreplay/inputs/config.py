@@ -12,6 +12,7 @@ from typing import Any
 
 from fcreplay.adapters import ADAPTERS
 from fcreplay.errors import InputError
+from fcreplay.schemadiff.classes import ALLOWABLE
 from fcreplay.sources import read_text
 
 VARIANTS = ("auto", "forced", "no_tools", "reversed")
@@ -136,8 +137,6 @@ def _variants(value: Any) -> tuple[str, ...]:
 
 
 def _schema_diff_classes(value: Any) -> tuple[str, ...]:
-    from fcreplay.schemadiff.differ import ALLOWABLE
-
     if not isinstance(value, list) or any(v not in ALLOWABLE for v in value):
         raise ValueError(f"must be a list drawn from {', '.join(ALLOWABLE)}")
     return tuple(value)

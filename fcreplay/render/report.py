@@ -3,7 +3,8 @@
 The JSON follows the seed's report shape (run_id, contract_hash, prompt_version,
 cases_version, one `results` entry per target, model and variant with the metrics,
 null where a metric has no denominator), extended with the variant, attempt
-counts and positional sensitivity. HTML lives in `report_html`.
+counts and positional sensitivity. HTML lives in `report_html`; what every format
+shows alike (metric titles, rates, notes) in `report_figures`.
 """
 
 from __future__ import annotations
@@ -17,19 +18,10 @@ from typing import Any
 from fcreplay.metrics import METRICS, positional_sensitivity, tally
 from fcreplay.record import AttemptRecord
 from fcreplay.render.markdown import table
+from fcreplay.render.report_figures import HEADERS, notes, rate
+from fcreplay.render.report_html import render_html
 
 REPORT_FORMAT = 1
-
-HEADERS = {
-    "decision_accuracy": "decision",
-    "tool_selection_accuracy": "tool sel.",
-    "raw_schema_validity": "raw schema",
-    "exact_argument_accuracy": "exact args",
-    "unsafe_call_rate": "unsafe",
-    "error_recovery_accuracy": "recovery",
-    "consistency": "consistent",
-}
-"""Short column titles of the metrics in tables."""
 
 ERROR_COLUMNS = (
     "target",
@@ -85,11 +77,6 @@ def _single(seen: Iterable[str | None]) -> Any:
     return values[0] if len(values) == 1 else (values or None)
 
 
-def rate(value: float | None) -> str:
-    """A metric as shown in tables: a percentage with one decimal, or a dash for null."""
-    return "—" if value is None else f"{value * 100:.1f}%"
-
-
 def metric_rows(report: dict[str, Any]) -> list[list[str]]:
     """Header plus one row per result: target/variant, counts, then each metric."""
     rows = [["target/variant", "attempts", "errors", *HEADERS.values()]]
@@ -103,36 +90,6 @@ def metric_rows(report: dict[str, Any]) -> list[list[str]]:
             ]
         )
     return rows
-
-
-def notes(report: dict[str, Any]) -> list[str]:
-    """What a reader must know to read the figures right."""
-    lines = []
-    errors = sum(r["transport_errors"] for r in report["results"])
-    if errors:
-        lines.append(
-            f"{_attempts(errors)} ended in a transport or provider error; they are counted "
-            "apart and left out of every denominator"
-        )
-    drift = sum(r["request_drift"] for r in report["results"])
-    if drift:
-        lines.append(f"{_attempts(drift)} drifted from their cassette (request_drift)")
-    for result in report["results"]:
-        if result["normalizer_bugs"]:
-            lines.append(
-                f"normalizer bug: {_attempts(result['normalizer_bugs'])} of "
-                f"{result['target']}/no_tools parsed a tool call although no tool was declared"
-            )
-    sensitivity = report["positional_sensitivity"]
-    if any(value is not None for value in sensitivity.values()):
-        shown = ", ".join(f"{t} {rate(v)}" for t, v in sensitivity.items())
-        lines.append(f"positional sensitivity (auto vs reversed): {shown}")
-    lines.append("— : no denominator (nothing to measure); forced is never mixed with auto")
-    return lines
-
-
-def _attempts(count: int) -> str:
-    return f"{count} attempt" + ("" if count == 1 else "s")
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -207,14 +164,12 @@ def _cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render(fmt: str, records: Sequence[AttemptRecord], run_id: str | None = None) -> str:
-    """The report of `records` in one of text, json, csv, markdown, html."""
+def render(records: Sequence[AttemptRecord], fmt: str) -> str:
+    """The report of a run's attempt records in one of text, json, csv, markdown, html."""
     if fmt == "csv":
         return render_csv(records)
-    report = build_report(records, run_id)
+    report = build_report(records)
     if fmt == "html":
-        from fcreplay.render.report_html import render_html
-
         return render_html(report, records)
     renderers = {"text": render_text, "json": render_json, "markdown": render_markdown}
     return renderers[fmt](report)

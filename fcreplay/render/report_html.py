@@ -9,7 +9,7 @@ from typing import Any
 
 from fcreplay.metrics import METRICS
 from fcreplay.record import AttemptRecord
-from fcreplay.render.report import HEADERS, notes, rate
+from fcreplay.render.report_figures import HEADERS, notes, rate
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1b1b;background:#fff}

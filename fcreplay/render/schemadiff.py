@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from fcreplay.render.markdown import cell, table
 from fcreplay.schemadiff.classes import CLASSES, show_value
-
-if TYPE_CHECKING:
-    from fcreplay.schemadiff.result import SchemaDiffEntry, SchemaDiffResult
+from fcreplay.schemadiff.result import SchemaDiffEntry, SchemaDiffResult
 
 FORMATS = ("text", "json", "markdown")
 _MARKDOWN_HEADER = (

@@ -47,6 +47,9 @@ CLASSES = (
 )
 """Every class of difference, in the order reports list them."""
 
+ALLOWABLE = CLASSES[1:]
+"""Classes `--allow` and `schema_diff_allow` accept; lossless never blocks anyway."""
+
 # --- JSON Schema vocabulary ------------------------------------------------------------
 
 LOWER_BOUNDS = frozenset(

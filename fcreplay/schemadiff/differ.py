@@ -22,9 +22,9 @@ Requests repeat the same declaration thousands of times, so each request costs
 one fingerprint and one dictionary lookup; each distinct declaration is diffed
 once (through `structdiff`, the only deepdiff user) and its differences counted.
 
-This module collects and folds; `requestdrift` holds the request-wide classes,
-`schemadiff_result` the result and its JSON, `schemadiff_render` the text and
-Markdown output. Their public names are re-exported here.
+This module collects and folds; `tool_settings` holds the request-wide classes and
+`result` the result and its JSON, their public names re-exported here. The text,
+JSON and Markdown output is `fcreplay.render.schemadiff`'s.
 """
 
 from __future__ import annotations
@@ -42,15 +42,11 @@ from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_casse
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
 from fcreplay.exchange import Message, RequestSettings, ToolChoice
 from fcreplay.inputs.suite import Suite
-from fcreplay.render.schemadiff import FORMATS as FORMATS
-from fcreplay.schemadiff.classes import CLASSES, Drift, drift_key
+from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, Drift, drift_key
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import Expected, setting_drifts
 from fcreplay.schemadiff.tool_settings import declaration_drifts as declaration_drifts
-
-ALLOWABLE = CLASSES[1:]
-"""Classes `--allow` and `schema_diff_allow` accept; lossless never blocks anyway."""
 
 
 def schema_diff(
@@ -245,7 +241,7 @@ class SchemaDiffer:
             drifts = declarations.get(key)
             if drifts is None:
                 drifts = declarations[key] = declaration_drifts(
-                    self.suite, adapter, expected.strict, expected.tools, specs
+                    self.suite.contract, adapter, expected.strict, expected.tools, specs
                 )
             view = adapter.read_request(seen.body, seen.uri)
             found = drifts + setting_drifts(expected, view.tool_choice, view.parallel_tool_calls)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fcreplay.render.schemadiff import render
 from fcreplay.structdiff import MISSING
 
 
@@ -83,7 +82,3 @@ class SchemaDiffResult:
             "missing_cassettes": list(self.missing),
             "skipped": list(self.skipped),
         }
-
-    def render(self, fmt: str) -> str:
-        """The result as "text", "json" or "markdown", ending with a newline."""
-        return render(self, fmt)

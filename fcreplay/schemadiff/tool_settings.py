@@ -15,8 +15,7 @@ from typing import Any
 
 from fcreplay.adapters import Adapter
 from fcreplay.exchange import ToolChoice
-from fcreplay.inputs.contract import ToolSpec
-from fcreplay.inputs.suite import Suite
+from fcreplay.inputs.contract import Contract, ToolSpec
 from fcreplay.schemadiff.classes import Drift, tool_drifts
 from fcreplay.sources import pointer
 from fcreplay.structdiff import MISSING
@@ -35,7 +34,7 @@ class Expected:
 
 
 def declaration_drifts(
-    suite: Suite,
+    contract: Contract,
     adapter: Adapter,
     strict: bool,
     expected: Sequence[str],
@@ -59,7 +58,7 @@ def declaration_drifts(
     if list(declared) != expected_order:
         drifts.append(Drift(None, "", "order_changed", expected_order, list(declared)))
     for name, spec in declared.items():
-        tool = suite.contract.by_name[name]
+        tool = contract.by_name[name]
         drifts += tool_drifts(tool, spec, adapter.wire_schema(tool.parameters, strict))
     return drifts
 

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from fcreplay.simulator.server import Simulator
+from typing import Any
 
 SIMULATOR_HEADER = "x-fcreplay-simulator"
 """Header on every answer, whose value "synthetic" says no model wrote it."""
@@ -29,6 +26,11 @@ class Reply:
     delay: float = 0.0
 
 
+Responder = Callable[[str, str, bytes | None], Reply]
+"""Answers one request from its method, path and body; the body is None when there is
+none to read (a GET, or a POST without a usable Content-Length)."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, so clients reuse connections
     server_version = "fcreplay-simulator"
@@ -39,25 +41,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = self.headers.get("content-length")
-        if length is None or not length.isdigit():
-            self._write(self.server.simulator.plain(411, "a request body needs Content-Length"))
-            return
-        body = self.rfile.read(int(length))
-        self._write(self.server.simulator.handle("POST", self.path, body))
+        body = self.rfile.read(int(length)) if length is not None and length.isdigit() else None
+        self._write(self.server.respond("POST", self.path, body))
 
     def do_GET(self) -> None:
-        if self.path.split("?", 1)[0] != "/":
-            self._write(self.server.simulator.plain(404, f"no resource at GET {self.path}"))
-            return
-        info = {
-            "simulator": "fcreplay",
-            "note": "Synthetic loopback provider simulator: a test and demo tool, "
-            "never a source of claims about real models.",
-            "script": self.server.simulator.script.source,
-            "cases": [case.id for case in self.server.simulator.script.cases],
-        }
-        headers = {"content-type": "application/json", SIMULATOR_HEADER: "synthetic"}
-        self._write(Reply(200, headers, json.dumps(info, ensure_ascii=False).encode("utf-8")))
+        self._write(self.server.respond("GET", self.path, None))
 
     def _write(self, reply: Reply) -> None:
         if reply.delay > 0:
@@ -91,14 +79,14 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class SimulatorServer(ThreadingHTTPServer):
-    """A threaded HTTP server (one thread per connection) answering from a Simulator."""
+    """A threaded HTTP server (one thread per connection) answering through `respond`."""
 
     daemon_threads = True
     block_on_close = False  # clients may hold keep-alive connections open
     request_queue_size = 128  # bursts of concurrent clients must not wait on the backlog
 
-    def __init__(self, simulator: Simulator, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.simulator = simulator
+    def __init__(self, respond: Responder, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.respond = respond
         super().__init__((host, port), _Handler)
 
     @property

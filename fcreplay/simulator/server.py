@@ -7,9 +7,10 @@ answered from a script of decisions and written with `render_response`
 (SSE when the request streams) or `render_error`.
 
 This module answers requests and runs the server; its siblings hold the rest, and
-their public names are re-exported here: `simulator_script` the script (its schema is
-documented there), `simulator_reader` loading and checking it, `simulator_answers`
-the rules that pick an answer, `simulator_http` the HTTP server and its replies.
+their public names are re-exported here: `script` the script (its schema is
+documented there), `reader` loading and checking it, `answers` the rules that pick
+an answer, `http` the HTTP server and its replies, which calls `Simulator.respond`
+for each request it reads.
 
 Repetition: every request counts the times its key (path, model, last user text,
 tool-result turns, tool choice, tool order) was seen before: the n-th request of
@@ -172,6 +173,24 @@ class Simulator:
                 return int(tags[-1])
         return seen
 
+    def respond(self, method: str, path: str, body: bytes | None) -> Reply:
+        """Answer a request as the HTTP server read it: GET / describes the simulator."""
+        if method == "GET":
+            if path.split("?", 1)[0] != "/":
+                return self.plain(404, f"no resource at GET {path}")
+            info = {
+                "simulator": "fcreplay",
+                "note": "Synthetic loopback provider simulator: a test and demo tool, "
+                "never a source of claims about real models.",
+                "script": self.script.source,
+                "cases": [case.id for case in self.script.cases],
+            }
+            headers = {"content-type": "application/json", SIMULATOR_HEADER: "synthetic"}
+            return Reply(200, headers, json.dumps(info, ensure_ascii=False).encode("utf-8"))
+        if body is None:
+            return self.plain(411, "a request body needs Content-Length")
+        return self.handle(method, path, body)
+
     def plain(self, status: int, message: str) -> Reply:
         body = json.dumps({"error": {"message": message, "type": "fcreplay_simulator"}})
         headers = {"content-type": "application/json", SIMULATOR_HEADER: "synthetic"}
@@ -265,7 +284,7 @@ def make_server(
     script: ScriptSource, host: str = "127.0.0.1", port: int = 0, latency: float = 0.0
 ) -> SimulatorServer:
     """Bind a simulator server (port 0 picks a free port); call serve_forever to run it."""
-    return SimulatorServer(Simulator(as_script(script), latency), host, port)
+    return SimulatorServer(Simulator(as_script(script), latency).respond, host, port)
 
 
 @contextmanager
