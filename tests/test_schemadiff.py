@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 
 from fcreplay import structdiff
-from fcreplay.schemadiff import classes as schemadrift
-from fcreplay.schemadiff import differ as schemadiff
-from fcreplay.adapters import gemini, get_adapter, openai_chat
+from fcreplay.adapters import gemini, openai_chat
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.store import (
     Cassette,
     CassetteMeta,
@@ -36,6 +35,8 @@ from fcreplay.errors import InputError
 from fcreplay.exchange import HistoryItem, Message, RequestSettings, WireRequest
 from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite, load_suite
+from fcreplay.schemadiff import classes as schemadrift
+from fcreplay.schemadiff import differ as schemadiff
 from fcreplay.schemadiff.classes import CLASSES, classify
 from fcreplay.schemadiff.differ import schema_diff
 from fcreplay.structdiff import MISSING

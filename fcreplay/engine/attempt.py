@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from fcreplay.adapters import Adapter
+from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, DecisionKind, ProviderError, signature
 from fcreplay.engine.plan import Unit, unit_settings, unit_tools
@@ -75,7 +75,7 @@ def run_attempt(
     attempt: int,
     player: Player,
     *,
-    adapter: Adapter,
+    adapter: ClientAdapter,
     run_id: str,
     max_retries: int,
     clock: Callable[[], float] = time.monotonic,
@@ -226,7 +226,7 @@ def run_attempt(
 
 
 def _send(
-    player: Player, adapter: Adapter, request: WireRequest, *, step: int, max_retries: int
+    player: Player, adapter: ClientAdapter, request: WireRequest, *, step: int, max_retries: int
 ) -> Decision | ProviderError:
     """Send with bounded retries on retryable provider errors, honouring their delays."""
     for attempt in range(max_retries + 1):

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from fcreplay.adapters import Adapter, get_adapter
+from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.redaction import refuse_leaks
 from fcreplay.cassettes.store import Cassette, CassetteMeta
 from fcreplay.engine.attempt import AttemptAborted, run_attempt
@@ -204,7 +205,7 @@ class _Run:
     run_id: str
     done: set[AttemptKey]
     cassettes: Path
-    adapters: dict[str, Adapter]
+    adapters: dict[str, ClientAdapter]
     secrets: list[str]
     transports: dict[str, Transport] = field(default_factory=dict)
     observer: CassetteObserver | None = None
@@ -334,7 +335,7 @@ def _reads_tape(options: RunOptions) -> bool:
     return options.record_mode != "all" or options.resume is not None
 
 
-def _transport(suite: Suite, target: Target, adapter: Adapter) -> Transport:
+def _transport(suite: Suite, target: Target, adapter: ClientAdapter) -> Transport:
     from fcreplay.engine.transport import HttpTransport  # httpx is needed only when recording
 
     auth = None
@@ -374,7 +375,7 @@ def _missing_cassette(
     run_id: str,
     path: Path,
     hint: str,
-    adapter: Adapter,
+    adapter: ClientAdapter,
 ) -> dict[str, Any]:
     class _NoCassette:
         def exchange(self, request: Any, *, step: int) -> Any:

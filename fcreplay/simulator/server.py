@@ -1,10 +1,11 @@
 """The bundled loopback provider simulator: a test and demo tool, never a claim about real models.
 
 A real HTTP server (stdlib `ThreadingHTTPServer`, 127.0.0.1 by default) that
-speaks the four wire formats through the adapters themselves: each POST is
-routed by its path (`api_for_url`), read with the adapter's `read_request`,
+speaks every registered wire format through the adapters themselves: each POST
+is routed by its path (`api_for_url`), read with the adapter's `read_request`,
 answered from a script of decisions and written with `render_response`
-(SSE when the request streams) or `render_error`.
+(SSE when the request streams, or the JSON-array stream its capabilities name)
+or `render_error`. An adapter without the read-back and server parts is not served.
 
 This module answers requests and runs the server; its siblings hold the rest, and
 their public names are re-exported here: `simulator_script` the script (its schema is
@@ -33,8 +34,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fcreplay.adapters import ADAPTERS, api_for_url, get_adapter
 from fcreplay.adapters._wire import is_retryable
+from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter, ServerAdapter
+from fcreplay.adapters.registry import adapters, api_for_url, get_adapter
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.decision import ProviderError
 from fcreplay.exchange import RequestView, StreamEvent, WireResponse
@@ -87,6 +89,12 @@ class Simulator:
         if api is None:
             return self.plain(404, f"fcreplay simulator: no provider API at POST {path}")
         adapter = get_adapter(api)
+        if not (isinstance(adapter, ReadBackAdapter) and isinstance(adapter, ServerAdapter)):
+            return self.plain(
+                404,
+                f"fcreplay simulator: the {api} adapter cannot be served (it lacks the read-back "
+                "part, read_request, or the server part, render_response and render_error)",
+            )
         try:
             request = json.loads(body)
         except ValueError:
@@ -95,7 +103,7 @@ class Simulator:
             error = _provider_error(
                 400, "fcreplay simulator: the request body is not a JSON object"
             )
-            return self._rendered(adapter.render_error(error), path, api)
+            return self._rendered(adapter.render_error(error), path, adapter)
         view = adapter.read_request(request, path)
         case = self.script.case_for(view.last_user_text)
         fault = self._fault(api, view, case)
@@ -103,29 +111,37 @@ class Simulator:
         if fault is not None and fault.kind == "error":
             error = _provider_error(fault.status, fault.message, fault)
             stream = view.stream and fault.in_stream
-            reply = self._rendered(adapter.render_error(error, stream=stream), path, api, delay)
+            reply = self._rendered(adapter.render_error(error, stream=stream), path, adapter, delay)
             if fault.retry_after is not None:
                 reply.headers.setdefault("retry-after", _seconds_text(fault.retry_after))
             return reply
         if case is None:
             shown = (view.last_user_text or "")[:80]
             message = f"fcreplay simulator: no scripted case for the user message {shown!r}"
-            return self._rendered(adapter.render_error(_provider_error(404, message)), path, api)
+            return self._rendered(
+                adapter.render_error(_provider_error(404, message)), path, adapter
+            )
         profile = case.profile(view.model)
         if profile is None:
             message = (
                 f"fcreplay simulator: model {view.model!r} is not scripted for case {case.id!r} "
                 f"(scripted: {', '.join(case.profiles)})"
             )
-            return self._rendered(adapter.render_error(_provider_error(404, message)), path, api)
+            return self._rendered(
+                adapter.render_error(_provider_error(404, message)), path, adapter
+            )
         forced = view.tool_choice.tool if view.tool_choice.mode == "forced" else None
         if forced is not None and forced not in view.tool_names:
             message = f"fcreplay simulator: tool_choice forces {forced!r}, which is not declared"
-            return self._rendered(adapter.render_error(_provider_error(400, message)), path, api)
+            return self._rendered(
+                adapter.render_error(_provider_error(400, message)), path, adapter
+            )
         counted = fault is None or fault.kind == "delay"
         repetition = self._repetition(path, view, body, counted)
         answer = choose_answer(profile, view, repetition, self.script.fallback_text)
-        decision = to_decision(answer, api, view.model, repetition, view.tool_result_turns)
+        decision = to_decision(
+            answer, adapter.CAPABILITIES, view.model, repetition, view.tool_result_turns
+        )
         wire = adapter.render_response(decision, stream=view.stream)
         if fault is not None and fault.kind == "malformed_json":
             wire = _malformed(wire)
@@ -135,7 +151,7 @@ class Simulator:
             keep = min(
                 fault.keep_events if fault.keep_events is not None else total // 2, total - 1
             )
-        return self._rendered(wire, path, api, delay, keep=keep)
+        return self._rendered(wire, path, adapter, delay, keep=keep)
 
     def _fault(self, api: str, view: RequestView, case: ScriptCase | None) -> Fault | None:
         scopes = [(0, self.script.faults)]
@@ -181,7 +197,7 @@ class Simulator:
         self,
         wire: WireResponse,
         path: str,
-        api: str,
+        adapter: ClientAdapter,
         delay: float | None = None,
         keep: int | None = None,
     ) -> Reply:
@@ -192,8 +208,7 @@ class Simulator:
             headers.setdefault("content-type", "application/json")
             return Reply(wire.status, headers, _body_bytes(wire.body), delay=delay)
         events = wire.events if keep is None else wire.events[:keep]
-        if api == "gemini" and "alt=sse" not in path:
-            # Without alt=sse Gemini streams one JSON array of the chunks.
+        if adapter.CAPABILITIES.json_array_stream(path):
             headers["content-type"] = "application/json; charset=UTF-8"
             text = json.dumps([event.data for event in events], ensure_ascii=False)
             if keep is not None:
@@ -288,10 +303,11 @@ def running_simulator(
 
 
 def base_urls(url: str) -> dict[str, str]:
-    """The base_url to configure for each adapter to reach a simulator at `url`."""
+    """The base_url to configure for each served adapter to reach a simulator at `url`."""
     from urllib.parse import urlsplit
 
     return {
-        name: url + urlsplit(get_adapter(name).DEFAULT_BASE_URL).path.rstrip("/")
-        for name in ADAPTERS
+        name: url + urlsplit(adapter.DEFAULT_BASE_URL).path.rstrip("/")
+        for name, adapter in adapters()
+        if isinstance(adapter, ReadBackAdapter) and isinstance(adapter, ServerAdapter)
     }
