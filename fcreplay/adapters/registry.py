@@ -1,11 +1,11 @@
 """The adapter registry: built-in formats, registered adapters, entry points, import paths.
 
-`get_adapter(name)` resolves, in this order: a built-in name; a name given to
-`register_adapter`; an installed entry point of the `fcreplay.adapters` group (the
-installed packages are searched only for a name that is neither); and
-"package.module:attribute", an importable module or object (a class is instantiated
-without arguments). Each is imported once and kept. Built-in modules are imported on
-first use, so `fcreplay --help` stays light.
+`get_adapter(name)` returns a built-in adapter, or one given to `register_adapter`;
+otherwise a name with a colon, "package.module:attribute", is imported (a module or
+an object; a class is instantiated without arguments), and any other name is looked
+up among the installed `fcreplay.adapters` entry points (searched only then). Each is
+resolved once and kept. Built-in modules are imported on first use, so
+`fcreplay --help` stays light.
 
 The registry proper (what the simulator serves and `api_for_url` recognises) is the
 built-in adapters, then the registered ones in registration order; an adapter loaded

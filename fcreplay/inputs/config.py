@@ -146,11 +146,10 @@ def _schema_diff_classes(value: Any) -> tuple[str, ...]:
 
 
 def _adapter(value: Any) -> str:
-    """An adapter name resolved now (a registered name, an entry point, module:attribute),
-    so a missing or broken one is reported at this key; UnknownAdapterError is a
-    ValueError."""
     if not isinstance(value, str) or not value:
         raise ValueError('must be an adapter name or "package.module:attribute"')
+    # Resolved now, so an unknown or broken adapter is reported at this key
+    # (UnknownAdapterError is a ValueError).
     get_adapter(value)
     return value
 

@@ -302,8 +302,8 @@ _FAULT_CHECKS: dict[str, tuple[Callable[[Any], bool], str | Callable[[], str]]] 
         (lambda v: isinstance(v, str) and bool(v), "must be a non-empty string"),
     ),
 }
-"""Checks of fault values (filters included), each with what to say when it fails (said
-when it fails, for a list that registration can grow)."""
+"""Checks of fault values (filters included), each with what to say when it fails; the
+adapter names are listed when it fails, since registering an adapter adds one."""
 
 
 def _api_names() -> list[str]:

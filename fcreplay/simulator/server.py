@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from fcreplay.adapters._wire import is_retryable
-from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter, ServerAdapter
+from fcreplay.adapters.protocol import ReadBackAdapter, ServerAdapter
 from fcreplay.adapters.registry import adapters, api_for_url, get_adapter
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.decision import ProviderError
@@ -103,7 +103,7 @@ class Simulator:
             error = _provider_error(
                 400, "fcreplay simulator: the request body is not a JSON object"
             )
-            return self._rendered(adapter.render_error(error), path, adapter)
+            return self._rendered(adapter.render_error(error), path, api)
         view = adapter.read_request(request, path)
         case = self.script.case_for(view.last_user_text)
         fault = self._fault(api, view, case)
@@ -111,31 +111,25 @@ class Simulator:
         if fault is not None and fault.kind == "error":
             error = _provider_error(fault.status, fault.message, fault)
             stream = view.stream and fault.in_stream
-            reply = self._rendered(adapter.render_error(error, stream=stream), path, adapter, delay)
+            reply = self._rendered(adapter.render_error(error, stream=stream), path, api, delay)
             if fault.retry_after is not None:
                 reply.headers.setdefault("retry-after", _seconds_text(fault.retry_after))
             return reply
         if case is None:
             shown = (view.last_user_text or "")[:80]
             message = f"fcreplay simulator: no scripted case for the user message {shown!r}"
-            return self._rendered(
-                adapter.render_error(_provider_error(404, message)), path, adapter
-            )
+            return self._rendered(adapter.render_error(_provider_error(404, message)), path, api)
         profile = case.profile(view.model)
         if profile is None:
             message = (
                 f"fcreplay simulator: model {view.model!r} is not scripted for case {case.id!r} "
                 f"(scripted: {', '.join(case.profiles)})"
             )
-            return self._rendered(
-                adapter.render_error(_provider_error(404, message)), path, adapter
-            )
+            return self._rendered(adapter.render_error(_provider_error(404, message)), path, api)
         forced = view.tool_choice.tool if view.tool_choice.mode == "forced" else None
         if forced is not None and forced not in view.tool_names:
             message = f"fcreplay simulator: tool_choice forces {forced!r}, which is not declared"
-            return self._rendered(
-                adapter.render_error(_provider_error(400, message)), path, adapter
-            )
+            return self._rendered(adapter.render_error(_provider_error(400, message)), path, api)
         counted = fault is None or fault.kind == "delay"
         repetition = self._repetition(path, view, body, counted)
         answer = choose_answer(profile, view, repetition, self.script.fallback_text)
@@ -151,7 +145,7 @@ class Simulator:
             keep = min(
                 fault.keep_events if fault.keep_events is not None else total // 2, total - 1
             )
-        return self._rendered(wire, path, adapter, delay, keep=keep)
+        return self._rendered(wire, path, api, delay, keep=keep)
 
     def _fault(self, api: str, view: RequestView, case: ScriptCase | None) -> Fault | None:
         scopes = [(0, self.script.faults)]
@@ -197,7 +191,7 @@ class Simulator:
         self,
         wire: WireResponse,
         path: str,
-        adapter: ClientAdapter,
+        api: str,
         delay: float | None = None,
         keep: int | None = None,
     ) -> Reply:
@@ -208,7 +202,7 @@ class Simulator:
             headers.setdefault("content-type", "application/json")
             return Reply(wire.status, headers, _body_bytes(wire.body), delay=delay)
         events = wire.events if keep is None else wire.events[:keep]
-        if adapter.CAPABILITIES.json_array_stream(path):
+        if get_adapter(api).CAPABILITIES.json_array_stream(path):
             headers["content-type"] = "application/json; charset=UTF-8"
             text = json.dumps([event.data for event in events], ensure_ascii=False)
             if keep is not None:
