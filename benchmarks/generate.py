@@ -34,7 +34,8 @@ from urllib.parse import urlsplit
 import domain
 
 import fcreplay
-from fcreplay.adapters import ADAPTERS, Adapter, get_adapter
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.adapters.registry import BUILT_IN, get_adapter
 from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cassettes.store import FORMAT as CASSETTE_FORMAT
 from fcreplay.engine import runner
@@ -100,7 +101,7 @@ def cache_key(size: int, seed: int) -> dict[str, Any]:
         "seed": seed,
         "size": size,
         "fcreplay_version": __version__,
-        "adapter_versions": {name: get_adapter(name).VERSION for name in ADAPTERS},
+        "adapter_versions": {name: get_adapter(name).VERSION for name in BUILT_IN},
         "cassette_format": CASSETTE_FORMAT,
         "golden_format": GOLDEN_FORMAT,
     }
@@ -315,7 +316,7 @@ class SimulatorTransport:
     repetitions, and injected faults live only in the automatic variant.
     """
 
-    def __init__(self, base_url: str, adapter: Adapter, script: dict[str, Any]) -> None:
+    def __init__(self, base_url: str, adapter: ReadBackAdapter, script: dict[str, Any]) -> None:
         self._base_url = base_url.rstrip("/")
         self._adapter = adapter
         self._cases: dict[str, Any] = script["cases"]

@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Any
 from fcreplay.version import __version__
 
 if TYPE_CHECKING:
+    from fcreplay.adapters.capabilities import Capabilities as Capabilities
+    from fcreplay.adapters.capabilities import StreamPath as StreamPath
+    from fcreplay.adapters.protocol import ClientAdapter as ClientAdapter
+    from fcreplay.adapters.protocol import ReadBackAdapter as ReadBackAdapter
+    from fcreplay.adapters.protocol import ServerAdapter as ServerAdapter
+    from fcreplay.adapters.registry import register_adapter as register_adapter
     from fcreplay.canonical import canonical_json as canonical_json
     from fcreplay.decision import Decision as Decision
     from fcreplay.decision import ProviderError as ProviderError
@@ -34,6 +40,12 @@ if TYPE_CHECKING:
     from fcreplay.judge.repair import check_arguments as check_arguments
 
 _EXPORTS: dict[str, str] = {
+    "Capabilities": "adapters.capabilities",
+    "StreamPath": "adapters.capabilities",
+    "ClientAdapter": "adapters.protocol",
+    "ReadBackAdapter": "adapters.protocol",
+    "ServerAdapter": "adapters.protocol",
+    "register_adapter": "adapters.registry",
     "Case": "inputs.cases",
     "ExpectedCall": "inputs.cases",
     "Expectation": "inputs.cases",

@@ -66,7 +66,7 @@ class Decision:
     text: str | None = None
     calls: tuple[ToolCall, ...] = ()
     finish_reason: str | None = None
-    """The provider's own stop value, unchanged (`tool_calls`, `end_turn`, `STOP`...)."""
+    """The provider's own stop value, unchanged, whatever its wire format calls it."""
     stop: Stop = "end"
     """`finish_reason` mapped to a provider-neutral value."""
     raw_response: Any = field(default=None, compare=False, repr=False)

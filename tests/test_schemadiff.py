@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from fcreplay import structdiff
-from fcreplay.adapters import gemini, get_adapter, openai_chat
+from fcreplay.adapters import gemini, openai_chat
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.store import (
     Cassette,
     CassetteMeta,

@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from fcreplay.adapters import ADAPTERS, Adapter, get_adapter
+from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.adapters.registry import BUILT_IN, get_adapter
 from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cli import run
 from fcreplay.decision import Decision, ProviderError
@@ -58,7 +59,7 @@ SCRIPT = ROOT / "cases" / "delivery_simulator.json"
 RESULTS = ROOT / "cases" / "delivery_results.json"
 PROMPT = (ROOT / "contracts" / "delivery_prompt.txt").read_text(encoding="utf-8").strip()
 CAREFUL, HASTY = "fcreplay-sim-careful", "fcreplay-sim-hasty"
-NAMES = tuple(ADAPTERS)
+NAMES = tuple(BUILT_IN)
 WITH_PARALLEL_KNOB = ("openai_chat", "openai_responses", "anthropic")
 """Gemini documents no parallel-call toggle, so its requests never ask for one call a turn."""
 
@@ -101,7 +102,7 @@ class Client:
     """Talks to a running simulator through one adapter, as the recorder would."""
 
     def __init__(self, url: str, name: str, contract: Contract) -> None:
-        self.adapter: Adapter = get_adapter(name)
+        self.adapter: ClientAdapter = get_adapter(name)
         self.base = base_urls(url)[name]
         self.contract = contract
         self.http = httpx.Client(timeout=10)

@@ -44,7 +44,7 @@ class RecordedResponse:
     body: Any
     """Parsed JSON, text, bytes that are not text (binary protocols), or None for streams."""
     events: tuple[StreamEvent, ...] | None = None
-    """SSE events (or the elements of Gemini's JSON-array stream); None when not a stream."""
+    """SSE events (or the elements of a JSON-array stream); None when not a stream."""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from fcreplay.adapters import Adapter
+from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, DecisionKind, signature
 from fcreplay.engine.conversation import Conversation, converse
@@ -33,7 +33,7 @@ def run_attempt(
     attempt: int,
     player: Player,
     *,
-    adapter: Adapter,
+    adapter: ClientAdapter,
     run_id: str,
     max_retries: int,
     clock: Callable[[], float] = time.monotonic,

@@ -9,11 +9,11 @@ the unit's settings for that step.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fcreplay.adapters import Adapter
+from fcreplay.adapters.protocol import ReadBackAdapter
 from fcreplay.exchange import ToolChoice
 from fcreplay.inputs.contract import Contract, ToolSpec
 from fcreplay.schemadiff.classes import Drift, tool_drifts
@@ -35,7 +35,7 @@ class Expected:
 
 def declaration_drifts(
     contract: Contract,
-    adapter: Adapter,
+    adapter: ReadBackAdapter,
     strict: bool,
     expected: Sequence[str],
     sent: Sequence[ToolSpec],
@@ -67,18 +67,15 @@ def _choice_json(choice: ToolChoice) -> dict[str, Any]:
     return {"mode": choice.mode, **({"tool": choice.tool} if choice.tool else {})}
 
 
-_NO_PARALLEL_KNOB: dict[str, Callable[[ToolChoice], bool]] = {
-    # Gemini has no parallel-call toggle (providers.md §1.1, §5.4).
-    "gemini": lambda choice: True,
-    # Anthropic's policy lives in tool_choice, and {"type": "none"} takes none (§4.4).
-    "anthropic": lambda choice: choice.mode == "none",
-}
-"""Adapters whose wire format cannot carry the parallel policy (for that tool choice);
-`fcreplay lint` reports the limitation, so schema diff does not count it per request."""
+def setting_drifts(
+    expected: Expected, choice: ToolChoice, parallel: bool | None, *, knob: bool
+) -> list[Drift]:
+    """Tool choice and parallel policy against the unit's settings for that step.
 
-
-def setting_drifts(expected: Expected, choice: ToolChoice, parallel: bool | None) -> list[Drift]:
-    """Tool choice and parallel policy against the unit's settings for that step."""
+    `knob`: whether the wire format can carry the parallel policy with the expected tool
+    choice (`Capabilities.parallel_knob`). When it cannot, a request that leaves the
+    policy out is no mismatch: `fcreplay lint` reports the limitation once instead.
+    """
     drifts = []
     if choice != expected.choice:
         drifts.append(
@@ -90,8 +87,7 @@ def setting_drifts(expected: Expected, choice: ToolChoice, parallel: bool | None
                 _choice_json(choice),
             )
         )
-    no_knob = _NO_PARALLEL_KNOB.get(expected.adapter)
-    unsent = parallel is None and no_knob is not None and no_knob(expected.choice)
+    unsent = parallel is None and not knob
     if parallel != expected.parallel and not unsent:
         drifts.append(Drift(None, "", "parallel_mismatch", expected.parallel, parallel))
     return drifts

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcreplay.adapters import anthropic as adapter
-from fcreplay.adapters import get_adapter
 from fcreplay.adapters._wire import decode_arguments, result_text
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
 from fcreplay.exchange import (
     HistoryItem,

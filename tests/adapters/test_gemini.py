@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcreplay.adapters import gemini as adapter
-from fcreplay.adapters import get_adapter
 from fcreplay.adapters._gemini_render import CANONICAL_STATUS
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.decision import Decision, ProviderError, Stop, ToolCall
 from fcreplay.exchange import (
     HistoryItem,

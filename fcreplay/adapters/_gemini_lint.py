@@ -1,15 +1,20 @@
-"""Gemini compatibility rules: function and property names, tool count, the JSON Schema subset."""
+"""Gemini lint rules: function and property names, tool count, the JSON Schema subset."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from typing import Any
 
-from fcreplay.inputs.config import Target
-from fcreplay.inputs.contract import ToolSpec
-from fcreplay.lint.rules import Found, Keywords, Provider, keyword_issues, nodes
+from fcreplay.adapters._gemini_schema import to_openapi_subset
+from fcreplay.lint.rules import (
+    Found,
+    Keywords,
+    LintRules,
+    LintSubject,
+    Provider,
+    keyword_issues,
+    nodes,
+)
 from fcreplay.sources import pointer
 
 _GEMINI_JSON_KEYWORDS = Keywords(
@@ -54,24 +59,16 @@ GEMINI = Provider(
     max_tools_level="warning",
     max_tools_rule="Vertex AI documents at most 128 function declarations per request "
     "(providers.md §1.3)",
+    legacy_name=lambda name: len(name) <= 64 and ":" not in name,
+    legacy_name_message="older Gemini API versions refuse it (a colon before 2025-12, more "
+    "than 64 characters before 2026-05)",
 )
 
 
-def check_gemini(
-    target: Target,
-    tools: Sequence[ToolSpec],
-    wired: Sequence[tuple[ToolSpec, dict[str, Any]]],
-    parallel: bool | None,
-    *,
-    carried: bool,
-) -> Found:
-    """What Gemini ignores or rejects in the schemas as wired, and settings it cannot carry.
-
-    `carried`: the adapter's request reads back as the contract, keyword for keyword.
-    """
-    from fcreplay.adapters.gemini import to_openapi_subset
-
-    if target.strict:
+def check_gemini(subject: LintSubject) -> Found:
+    """What Gemini ignores or rejects in the schemas as wired, and settings it cannot carry."""
+    parallel = subject.parallel
+    if subject.strict:
         yield (
             "warning",
             "",
@@ -87,7 +84,7 @@ def check_gemini(
             "Gemini: no parallel-call toggle [unconfirmed] (providers.md §1.1, §5.4)",
         )
     property_name = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]{0,63}$")
-    for tool, schema in wired:
+    for tool, schema in subject.wired:
         root = pointer(tool.name, "parameters")
         for at, node, _ in nodes(schema):
             here = root + pointer(*at)
@@ -114,9 +111,9 @@ def check_gemini(
                     )
     # The `parameters` subset matters only when declarations go out in it; a request
     # that reads back as the contract sent them as full JSON Schema.
-    if not carried:
+    if not subject.carried:
         return
-    for tool in tools:
+    for tool in subject.tools:
         for at, keyword in to_openapi_subset(tool.parameters)[1]:
             yield (
                 "note",
@@ -127,3 +124,6 @@ def check_gemini(
                 "Gemini parameters: an OpenAPI 3.0 subset that rejects additionalProperties, "
                 "exclusiveMinimum, multipleOf, const... (providers.md §5.3)",
             )
+
+
+GEMINI_RULES = LintRules(provider=GEMINI, check=check_gemini)

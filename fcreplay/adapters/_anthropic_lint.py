@@ -1,15 +1,21 @@
-"""Anthropic compatibility rules: tool names and the strict tool use subset and limits."""
+"""Anthropic lint rules: tool names and the strict tool use subset and limits."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
-from fcreplay.inputs.config import Target
-from fcreplay.inputs.contract import ToolSpec
-from fcreplay.lint.openai import OPENAI_FORMATS
-from fcreplay.lint.rules import Found, Keywords, Provider, is_object, keyword_issues, nodes
+from fcreplay.adapters._openai_lint import OPENAI_FORMATS
+from fcreplay.lint.rules import (
+    Found,
+    Keywords,
+    LintRules,
+    LintSubject,
+    Provider,
+    is_object,
+    keyword_issues,
+    nodes,
+)
 from fcreplay.sources import pointer
 
 ANTHROPIC_STRICT = "Anthropic strict tool use"
@@ -70,9 +76,10 @@ ANTHROPIC = Provider(
 )
 
 
-def check_anthropic(target: Target, wired: Sequence[tuple[ToolSpec, dict[str, Any]]]) -> Found:
+def check_anthropic(subject: LintSubject) -> Found:
     """What Anthropic strict tool use rejects in the schemas as wired (a note when not strict)."""
-    if not target.strict:
+    wired = subject.wired
+    if not subject.strict:
         yield (
             "note",
             "",
@@ -155,3 +162,11 @@ def _is_recursive(ref: str, at: tuple[str, ...]) -> bool:
     target = ref[1:]
     here = pointer(*at)
     return here == target or here.startswith(target + "/") or target == ""
+
+
+ANTHROPIC_RULES = LintRules(
+    provider=ANTHROPIC,
+    check=check_anthropic,
+    strict_transform_rule=f"{ANTHROPIC_STRICT}: unsupported keywords are moved into the "
+    "description, as the SDK's transform does (providers.md §4.3)",
+)

@@ -1,14 +1,20 @@
-"""OpenAI compatibility rules: function names, tool count and the Structured Outputs subset."""
+"""OpenAI lint rules (Chat and Responses): function names, tool count, Structured Outputs."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
-from fcreplay.inputs.config import Target
-from fcreplay.inputs.contract import ToolSpec
-from fcreplay.lint.rules import Found, Keywords, Provider, is_object, keyword_issues, nodes
+from fcreplay.lint.rules import (
+    Found,
+    Keywords,
+    LintRules,
+    LintSubject,
+    Provider,
+    is_object,
+    keyword_issues,
+    nodes,
+)
 from fcreplay.sources import pointer
 
 OPENAI_SO = "OpenAI Structured Outputs"
@@ -77,21 +83,16 @@ OPENAI = Provider(
 )
 
 
-def check_openai(
-    target: Target,
-    tools: Sequence[ToolSpec],
-    wired: Sequence[tuple[ToolSpec, dict[str, Any]]],
-    parallel: bool | None,
-) -> Found:
+def check_openai(subject: LintSubject) -> Found:
     """What OpenAI rejects or may ignore in the schemas as wired (strict rules when strict)."""
-    if not target.strict:
+    if not subject.strict:
         yield (
             "note",
             "",
             "strict is off: the schemas guide the model but are not enforced",
             "OpenAI function calling: strict defaults to false (providers.md §2.2)",
         )
-    for tool in tools:
+    for tool in subject.tools:
         if len(tool.description) > 1024:
             yield (
                 "warning",
@@ -100,9 +101,9 @@ def check_openai(
                 "OpenAI: descriptions over 1024 characters were rejected in one report "
                 "[obs, unconfirmed] (providers.md §1.3, §10)",
             )
-    if not target.strict:
+    if not subject.strict:
         return
-    if parallel is not False:
+    if subject.parallel is not False:
         yield (
             "warning",
             "",
@@ -110,9 +111,9 @@ def check_openai(
             "OpenAI: strict mode is disabled for parallel calls of fine-tuned models; set "
             "parallel_tool_calls = false when you rely on it (providers.md §2.3)",
         )
-    fine_tuned = target.model.startswith("ft:")
+    fine_tuned = subject.model.startswith("ft:")
     totals = {"properties": 0, "enum": 0}
-    for tool, schema in wired:
+    for tool, schema in subject.wired:
         root = pointer(tool.name, "parameters")
         if schema.get("type") != "object" or "anyOf" in schema:
             yield (
@@ -201,3 +202,13 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
                 "pattern, format, minimum, maximum, multipleOf, patternProperties, minItems, "
                 "maxItems (providers.md §2.3)",
             )
+
+
+OPENAI_RULES = LintRules(
+    provider=OPENAI,
+    check=check_openai,
+    strict_transform_rule=f"{OPENAI_SO}: the strict transform makes every object "
+    "additionalProperties: false and optional properties required and nullable "
+    "(providers.md §2.3)",
+)
+"""Declared by both OpenAI adapters (Chat Completions and Responses)."""
