@@ -40,9 +40,9 @@ from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cassettes.store import FORMAT as CASSETTE_FORMAT
 from fcreplay.engine import runner
 from fcreplay.engine.progress import Progress
-from fcreplay.exchange import HttpExchange, WireRequest, WireResponse
 from fcreplay.golden.store import GOLDEN_FORMAT
 from fcreplay.inputs.suite import load_suite
+from fcreplay.neutral import RoundTrip, WireRequest, WireResponse
 from fcreplay.simulator.server import Reply, Simulator, base_urls, parse_script
 from fcreplay.version import __version__
 
@@ -341,7 +341,7 @@ class SimulatorTransport:
                 self._simulators[key] = simulator
         return simulator
 
-    def send(self, request: WireRequest) -> HttpExchange:
+    def send(self, request: WireRequest) -> RoundTrip:
         url = self._base_url + request.path
         parts = urlsplit(url)
         path = parts.path + (f"?{parts.query}" if parts.query else "")
@@ -351,7 +351,7 @@ class SimulatorTransport:
         )
         body = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
         reply = simulator.handle(request.method, path, body)
-        return HttpExchange(request.method, url, dict(request.headers), request.body, _wire(reply))
+        return RoundTrip(request.method, url, dict(request.headers), request.body, _wire(reply))
 
     def close(self) -> None:
         """Nothing to release."""

@@ -8,7 +8,6 @@ from typing import Any, Literal
 from fcreplay.canonical import canonical_json
 
 DecisionKind = Literal["tool_call", "text", "refusal", "invalid"]
-DECISION_KINDS: tuple[DecisionKind, ...] = ("tool_call", "text", "refusal", "invalid")
 
 Stop = Literal[
     "tool_call",  # call items present

@@ -31,17 +31,17 @@ from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cli import run
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.errors import InputError
-from fcreplay.exchange import (
+from fcreplay.inputs.cases import Case, load_cases
+from fcreplay.inputs.contract import Contract
+from fcreplay.inputs.tool_results import FakeExecutor, load_executor
+from fcreplay.judge.expectations import judge_expectation
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
     RequestView,
     ToolChoice,
 )
-from fcreplay.inputs.cases import Case, load_cases
-from fcreplay.inputs.contract import Contract
-from fcreplay.inputs.tool_results import FakeExecutor, load_executor
-from fcreplay.judge.expectations import check_expectation
 from fcreplay.simulator.server import (
     Answer,
     Profile,
@@ -192,13 +192,13 @@ def test_careful_profile_meets_every_case(
         decisions = client.converse(
             CAREFUL, case.messages[-1].content, executor, RequestSettings(stream=stream)
         )
-        assert check_expectation(decisions[0], case.expect, contract) == [], case.id
+        assert judge_expectation(decisions[0], case.expect, contract) == [], case.id
         assert decisions[0].model == CAREFUL
         if case.expect.kind == "tool_call":
             assert len(decisions) == 2, case.id  # calls, then one answer from the results
         if case.then is not None:
             failed = any(r.is_error for r in _results(decisions[0], executor))
-            findings = check_expectation(decisions[1], case.then, contract, after_error=failed)
+            findings = judge_expectation(decisions[1], case.then, contract, after_error=failed)
             assert findings == [], (case.id, findings)
 
 

@@ -25,7 +25,7 @@ from fcreplay.adapters.registry import (
     register_adapter,
 )
 from fcreplay.cli import run
-from fcreplay.exchange import Message, RequestSettings, WireRequest
+from fcreplay.neutral import Message, RequestSettings, WireRequest
 from fcreplay.record import AttemptRecord
 from fcreplay.runlog import read_run_log
 from fcreplay.simulator.server import base_urls, running_simulator

@@ -49,10 +49,10 @@ _OPENAI_STRICT_KEYWORDS = Keywords(
         {"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}
     ),
     rejected_rule=f"{OPENAI_SO}: allOf, not, dependentRequired, dependentSchemas and "
-    "if/then/else are not supported (providers.md §2.3)",
+    "if/then/else are not supported (docs/providers.md §2.3)",
     other_level="warning",
     other_rule=f"{OPENAI_SO}: {{kw}} is not in the supported list; whether strict mode "
-    "accepts it is unconfirmed (providers.md §2.3, §10)",
+    "accepts it is unconfirmed (docs/providers.md §2.3, §10)",
 )
 _OPENAI_FINE_TUNED = frozenset(
     {
@@ -75,22 +75,22 @@ OPENAI_FORMATS = frozenset(
 OPENAI = Provider(
     label="OpenAI",
     name=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    name_rule="OpenAI function names: a-z, A-Z, 0-9, _ and -, at most 64 (providers.md §1.3)",
+    name_rule="OpenAI function names: a-z, A-Z, 0-9, _ and -, at most 64 (docs/providers.md §1.3)",
     max_tools=128,
     max_tools_level="error",
     max_tools_rule="OpenAI: at most 128 tools per request, array_above_max_length [obs] "
-    "(providers.md §1.3)",
+    "(docs/providers.md §1.3)",
 )
 
 
-def check_openai(subject: LintSubject) -> Found:
+def lint_openai(subject: LintSubject) -> Found:
     """What OpenAI rejects or may ignore in the schemas as wired (strict rules when strict)."""
     if not subject.strict:
         yield (
             "note",
             "",
             "strict is off: the schemas guide the model but are not enforced",
-            "OpenAI function calling: strict defaults to false (providers.md §2.2)",
+            "OpenAI function calling: strict defaults to false (docs/providers.md §2.2)",
         )
     for tool in subject.tools:
         if len(tool.description) > 1024:
@@ -99,7 +99,7 @@ def check_openai(subject: LintSubject) -> Found:
                 pointer(tool.name, "description"),
                 f"description is {len(tool.description)} characters long",
                 "OpenAI: descriptions over 1024 characters were rejected in one report "
-                "[obs, unconfirmed] (providers.md §1.3, §10)",
+                "[obs, unconfirmed] (docs/providers.md §1.3, §10)",
             )
     if not subject.strict:
         return
@@ -109,7 +109,7 @@ def check_openai(subject: LintSubject) -> Found:
             "",
             "strict schemas with parallel calls allowed (parallel_tool_calls is not false)",
             "OpenAI: strict mode is disabled for parallel calls of fine-tuned models; set "
-            "parallel_tool_calls = false when you rely on it (providers.md §2.3)",
+            "parallel_tool_calls = false when you rely on it (docs/providers.md §2.3)",
         )
     fine_tuned = subject.model.startswith("ft:")
     totals = {"properties": 0, "enum": 0}
@@ -120,7 +120,7 @@ def check_openai(subject: LintSubject) -> Found:
                 "error",
                 root,
                 "the root schema is not a plain object",
-                f"{OPENAI_SO}: the root must be type object and not anyOf (providers.md §2.3)",
+                f"{OPENAI_SO}: the root must be type object and not anyOf (docs/providers.md §2.3)",
             )
         for at, node, depth in nodes(schema):
             here = root + pointer(*at)
@@ -129,7 +129,7 @@ def check_openai(subject: LintSubject) -> Found:
                     "error",
                     here,
                     f"nested {depth} levels deep",
-                    f"{OPENAI_SO}: at most 10 levels of nesting (providers.md §2.3)",
+                    f"{OPENAI_SO}: at most 10 levels of nesting (docs/providers.md §2.3)",
                 )
             yield from keyword_issues(node, here, _OPENAI_STRICT_KEYWORDS)
             yield from _openai_node(node, here, fine_tuned)
@@ -145,7 +145,7 @@ def check_openai(subject: LintSubject) -> Found:
                 "",
                 f"{count} {what} values in all strict schemas",
                 f"{OPENAI_SO}: at most 5000 object properties and 1000 enum values "
-                "(providers.md §2.3)",
+                "(docs/providers.md §2.3)",
             )
 
 
@@ -156,7 +156,8 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
                 "error",
                 here + pointer("additionalProperties"),
                 "an object without additionalProperties: false",
-                f"{OPENAI_SO}: every object needs additionalProperties: false (providers.md §2.3)",
+                f"{OPENAI_SO}: every object needs additionalProperties: false "
+                "(docs/providers.md §2.3)",
             )
         properties = node.get("properties")
         required = node.get("required")
@@ -169,7 +170,7 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
                 here + pointer("required"),
                 f"properties not listed in required: {', '.join(missing)}",
                 f"{OPENAI_SO}: every property must be listed in required; make optional "
-                "ones nullable (providers.md §2.3)",
+                "ones nullable (docs/providers.md §2.3)",
             )
     kind = node.get("format")
     if isinstance(kind, str) and kind not in OPENAI_FORMATS:
@@ -178,7 +179,7 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
             here + pointer("format"),
             f"format {kind!r} is not one strict mode supports",
             f"{OPENAI_SO}: format is one of {', '.join(sorted(OPENAI_FORMATS))} "
-            "(providers.md §2.3)",
+            "(docs/providers.md §2.3)",
         )
     enum = node.get("enum")
     if (
@@ -190,7 +191,7 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
             "error",
             here + pointer("enum"),
             "a string enum of more than 250 values longer than 15,000 characters",
-            f"{OPENAI_SO}: enum size limits (providers.md §2.3)",
+            f"{OPENAI_SO}: enum size limits (docs/providers.md §2.3)",
         )
     if fine_tuned:
         for keyword in sorted(_OPENAI_FINE_TUNED & set(node)):
@@ -200,15 +201,15 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
                 f"{keyword} with a fine-tuned model (ft:...)",
                 f"{OPENAI_SO}: fine-tuned models do not support minLength, maxLength, "
                 "pattern, format, minimum, maximum, multipleOf, patternProperties, minItems, "
-                "maxItems (providers.md §2.3)",
+                "maxItems (docs/providers.md §2.3)",
             )
 
 
 OPENAI_RULES = LintRules(
     provider=OPENAI,
-    check=check_openai,
+    check=lint_openai,
     strict_transform_rule=f"{OPENAI_SO}: the strict transform makes every object "
     "additionalProperties: false and optional properties required and nullable "
-    "(providers.md §2.3)",
+    "(docs/providers.md §2.3)",
 )
 """Declared by both OpenAI adapters (Chat Completions and Responses)."""

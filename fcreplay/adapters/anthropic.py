@@ -48,7 +48,8 @@ from fcreplay.adapters._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
 from fcreplay.adapters._wire import declarations, payload_items, result_text
 from fcreplay.adapters.capabilities import TOOL_MODES, Capabilities
 from fcreplay.decision import Decision, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -58,7 +59,6 @@ from fcreplay.exchange import (
     WireItem,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 NAME = "anthropic"
 VERSION = "1"

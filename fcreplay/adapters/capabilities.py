@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, get_args
 from urllib.parse import parse_qsl, urlsplit
 
-from fcreplay.exchange import ToolMode
+from fcreplay.neutral import ToolMode
 
 if TYPE_CHECKING:
     from fcreplay.decision import Stop

@@ -49,7 +49,8 @@ from fcreplay.adapters._gemini_schema import wire_schema as wire_schema
 from fcreplay.adapters._wire import as_dict, as_list, declarations, payload_items
 from fcreplay.adapters.capabilities import Capabilities, StreamPath
 from fcreplay.decision import Decision, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -59,7 +60,6 @@ from fcreplay.exchange import (
     WireItem,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 NAME = "gemini"
 VERSION = "1"
@@ -77,7 +77,7 @@ CAPABILITIES = Capabilities(
     # Without alt=sse a stream is one JSON array of the chunks.
     stream_path=StreamPath(":streamGenerateContent", sse_query=("alt", "sse")),
     conversation_keys=frozenset({"contents"}),
-    # No parallel-call toggle at all (providers.md §1.1, §5.4).
+    # No parallel-call toggle at all (docs/providers.md §1.1, §5.4).
     parallel_knob=frozenset(),
     # `args` is an object: broken JSON arrives as a MALFORMED_FUNCTION_CALL stop, no call.
     broken_call_stop="malformed_call",

@@ -51,7 +51,8 @@ from fcreplay.adapters._openai_strict import wire_schema as wire_schema
 from fcreplay.adapters._wire import as_list, declarations
 from fcreplay.adapters.capabilities import Capabilities
 from fcreplay.decision import Decision
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -61,7 +62,6 @@ from fcreplay.exchange import (
     WireItem,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 NAME = "openai_chat"
 VERSION = "2"

@@ -46,7 +46,8 @@ from fcreplay.adapters._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
 from fcreplay.adapters._wire import declarations
 from fcreplay.adapters.capabilities import Capabilities
 from fcreplay.decision import Decision
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -56,7 +57,6 @@ from fcreplay.exchange import (
     WireItem,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 NAME = "openai_responses"
 VERSION = "2"

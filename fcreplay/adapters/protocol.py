@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from fcreplay.adapters.capabilities import Capabilities
     from fcreplay.decision import Decision, ProviderError
-    from fcreplay.exchange import (
+    from fcreplay.inputs.contract import ToolSpec
+    from fcreplay.neutral import (
         HistoryItem,
         RequestSettings,
         RequestView,
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
         WireRequest,
         WireResponse,
     )
-    from fcreplay.inputs.contract import ToolSpec
 
 
 @runtime_checkable

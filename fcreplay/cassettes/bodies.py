@@ -18,7 +18,7 @@ from typing import Any
 
 from fcreplay.adapters.registry import api_for_url, get_adapter
 from fcreplay.cassettes.sse import decode_data, parse_sse
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BASE64_GZIP_PREFIX = "H4sI"

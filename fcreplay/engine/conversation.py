@@ -9,9 +9,9 @@ from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.engine.plan import Unit, unit_settings, unit_tools
 from fcreplay.engine.players import Mismatch, Player
-from fcreplay.exchange import HistoryItem, Message, WireRequest, WireResponse
 from fcreplay.inputs.suite import Suite
 from fcreplay.inputs.tool_results import Execution
+from fcreplay.neutral import HistoryItem, Message, WireRequest, WireResponse
 from fcreplay.record import Aborted
 
 MAX_RETRY_DELAY = 60.0
@@ -103,7 +103,7 @@ def _send(
     """Send with bounded retries on retryable provider errors, honouring their delays."""
     retries = 0
     while True:
-        answer = player.exchange(request, step=step)
+        answer = player.answer(request, step=step)
         if not isinstance(answer, WireResponse):
             return answer
         if answer.events is not None and 200 <= answer.status < 300:

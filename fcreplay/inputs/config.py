@@ -79,7 +79,7 @@ class SuiteConfig:
         raise InputError.at(self.source, None, f"no target {name!r} (known: {known})")
 
 
-Check = Callable[[Any], Any]
+FieldRule = Callable[[Any], Any]
 
 
 def _path(value: Any) -> Path:
@@ -174,7 +174,7 @@ def _base_url(value: Any) -> str:
     return value.rstrip("/")
 
 
-_SUITE_FIELDS: dict[str, Check] = {
+_SUITE_FIELDS: dict[str, FieldRule] = {
     "contract": _path,
     "cases": _path,
     "system_prompt": _path,
@@ -195,7 +195,7 @@ _SUITE_FIELDS: dict[str, Check] = {
     "simulator_script": _path,
     "schema_diff_allow": _schema_diff_classes,
 }
-_TARGET_FIELDS: dict[str, Check] = {
+_TARGET_FIELDS: dict[str, FieldRule] = {
     "name": _target_name,
     "adapter": _adapter,
     "model": _text,

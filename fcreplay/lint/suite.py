@@ -3,7 +3,7 @@
 For every configured target, the contract is checked as that target's adapter
 sends it (`wire_schema` with the target's strict flag, and the tools read back
 from a request the adapter builds) against the provider rules the adapter
-declares (`Capabilities.lint`), which cite `providers.md`:
+declares (`Capabilities.lint`), which cite `docs/providers.md`:
 
 - error: the provider would reject the request (HTTP 400): a keyword its
   strict subset does not support, a broken strict invariant, a tool name it
@@ -17,7 +17,7 @@ declares (`Capabilities.lint`), which cite `providers.md`:
   checked).
 
 Each issue cites the rule it comes from, e.g. "OpenAI Structured Outputs: every
-object needs additionalProperties: false (providers.md §2.3)".
+object needs additionalProperties: false (docs/providers.md §2.3)".
 
 This module runs the checks and reports the issues: tool names and counts from
 the declared `Provider`, the adapter's transform read back, then the declared
@@ -33,7 +33,6 @@ from typing import Any
 
 from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
-from fcreplay.exchange import Message, RequestSettings, ToolChoice
 from fcreplay.inputs.config import Target
 from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
@@ -41,7 +40,8 @@ from fcreplay.lint.rules import LEVELS as LEVELS
 from fcreplay.lint.rules import Found as Found
 from fcreplay.lint.rules import Level as Level
 from fcreplay.lint.rules import LintRules, LintSubject, Provider
-from fcreplay.schemadiff.classes import show_value, tool_drifts
+from fcreplay.neutral import Message, RequestSettings, ToolChoice
+from fcreplay.schemadiff.classes import show_value, tool_differences
 from fcreplay.sources import pointer
 
 
@@ -55,7 +55,7 @@ class CompatIssue:
     """`/<tool>/parameters/...`, `/<tool>` for a whole tool, "" for the whole request."""
     message: str
     rule: str
-    """The provider rule, cited: "<provider rule> (providers.md §N)"."""
+    """The provider rule, cited: "<provider rule> (docs/providers.md §N)"."""
 
     def __str__(self) -> str:
         where = self.pointer or "(request)"
@@ -72,19 +72,19 @@ class CompatIssue:
         }
 
 
-def check_suite(suite: Suite) -> list[CompatIssue]:
+def lint_suite(suite: Suite) -> list[CompatIssue]:
     """Issues of every configured target, in configuration order."""
     tools = list(suite.contract.tools)
     return [
         issue
         for target in suite.config.targets
-        for issue in check_target(
+        for issue in lint_target(
             target, tools, parallel_tool_calls=suite.config.parallel_tool_calls
         )
     ]
 
 
-def check_target(
+def lint_target(
     target: Target, tools: Sequence[ToolSpec], *, parallel_tool_calls: bool | None = None
 ) -> list[CompatIssue]:
     """What `target`'s provider rejects, ignores or transforms in `tools`, errors first."""
@@ -157,21 +157,23 @@ def _transforms(
     """What the adapter's request `body` carries differently from the contract (read back)."""
     sent = {spec.name: spec for spec in adapter.sent_tools(body)}
     rule = (rules.strict_transform_rule if rules and target.strict else None) or (
-        "the adapter's schema transform differs from the contract (providers.md §9, row 8)"
+        "the adapter's schema transform differs from the contract (docs/providers.md §9, row 8)"
     )
     for tool in tools:
         spec = sent.get(tool.name)
         if spec is None:
             yield "error", pointer(tool.name), "the adapter's request does not declare it", rule
             continue
-        for drift in tool_drifts(tool, spec, adapter.wire_schema(tool.parameters, target.strict)):
-            if drift.kind == "lossless":
+        for change in tool_differences(
+            tool, spec, adapter.wire_schema(tool.parameters, target.strict)
+        ):
+            if change.kind == "lossless":
                 continue
-            template = _TRANSFORM_MESSAGES.get(drift.kind, _TRANSFORM_MESSAGES["semantic_change"])
+            template = _TRANSFORM_MESSAGES.get(change.kind, _TRANSFORM_MESSAGES["semantic_change"])
             message = template.format(
-                contract=show_value(drift.contract), sent=show_value(drift.sent)
+                contract=show_value(change.contract), sent=show_value(change.sent)
             )
-            yield "warning", drift.pointer, f"{message} ({drift.kind})", rule
+            yield "warning", change.pointer, f"{message} ({change.kind})", rule
 
 
 _TRANSFORM_MESSAGES = {

@@ -6,7 +6,7 @@ and compared with what its unit should have sent (`plan.unit_tools`,
 
 - `lossless`, `constraint_lost`, `semantic_change`, `description_changed`: a
   declared tool's description and schema, keyword by keyword
-  (`fcreplay.schemadrift` has the rules);
+  (`schemadiff.classes` has the rules);
 - `tool_missing`, `tool_extra`, `order_changed`: the declared tools against the
   list (and order) the variant sends;
 - `tool_choice_mismatch`, `parallel_mismatch`: the request's tool choice and
@@ -45,11 +45,11 @@ from fcreplay.canonical import canonical_json
 from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_cassette
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
 from fcreplay.inputs.suite import Suite
-from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, Drift, drift_key
+from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, SchemaChange, difference_key
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
-from fcreplay.schemadiff.tool_settings import Expected, setting_drifts
-from fcreplay.schemadiff.tool_settings import declaration_drifts as declaration_drifts
+from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
+from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
 
 
 def schema_diff(
@@ -117,8 +117,8 @@ class SchemaDiffer:
         self.missing: list[str] = []
         """Planned cassettes not found on disk."""
         self._skipped: list[str] = []
-        self._seen: dict[tuple[Expected, bytes], _Seen] = {}
-        self._expected: dict[tuple[str, str, bool], Expected] = {}
+        self._seen: dict[tuple[StepSettings, bytes], _Seen] = {}
+        self._expected: dict[tuple[str, str, bool], StepSettings] = {}
         self._reducible: dict[str, bool] = {}
         self._requests = 0
         self._cassettes = 0
@@ -177,7 +177,7 @@ class SchemaDiffer:
             step = (interaction.label or {}).get("step")
             if not isinstance(step, int):
                 step = adapter.read_request(body, uri).tool_result_turns
-            expected = self._expectation(unit, name, step)
+            expected = self._step_settings(unit, name, step)
             conversation = adapter.CAPABILITIES.conversation_keys
             key = (expected, self._fingerprint(adapter, conversation, name, body, uri))
             seen = self._seen.get(key)
@@ -187,13 +187,13 @@ class SchemaDiffer:
                 seen.count += 1
             self._requests += 1
 
-    def _expectation(self, unit: Unit, adapter: str, step: int) -> Expected:
+    def _step_settings(self, unit: Unit, adapter: str, step: int) -> StepSettings:
         # Only the first step differs (a case's tool_choice is for its first turn).
         cache_key = (unit.label, adapter, step > 0)
         expected = self._expected.get(cache_key)
         if expected is None:
             settings = unit_settings(self.suite, unit, step)
-            expected = Expected(
+            expected = StepSettings(
                 target=unit.target.name,
                 adapter=adapter,
                 strict=settings.strict,
@@ -238,8 +238,8 @@ class SchemaDiffer:
             return json.dumps(value, sort_keys=True, default=repr).encode()
 
     def result(self) -> SchemaDiffResult:
-        """Diff each distinct declaration once and fold identical drifts."""
-        declarations: dict[tuple[str, bool, tuple[str, ...], str], list[Drift]] = {}
+        """Diff each distinct declaration once and fold identical changes."""
+        declarations: dict[tuple[str, bool, tuple[str, ...], str], list[SchemaChange]] = {}
         folded: dict[tuple[Any, ...], list[Any]] = {}
         for (expected, _), seen in self._seen.items():
             adapter = get_adapter(expected.adapter)
@@ -247,29 +247,29 @@ class SchemaDiffer:
             specs = adapter.sent_tools(seen.body)
             sent_key = canonical_json([spec.to_json() for spec in specs])
             key = (expected.adapter, expected.strict, expected.tools, sent_key)
-            drifts = declarations.get(key)
-            if drifts is None:
-                drifts = declarations[key] = declaration_drifts(
+            changes = declarations.get(key)
+            if changes is None:
+                changes = declarations[key] = declaration_differences(
                     self.suite.contract, adapter, expected.strict, expected.tools, specs
                 )
             view = adapter.read_request(seen.body, seen.uri)
             knob = expected.choice.mode in adapter.CAPABILITIES.parallel_knob
-            found = drifts + setting_drifts(
+            found = changes + setting_differences(
                 expected, view.tool_choice, view.parallel_tool_calls, knob=knob
             )
-            for drift in found:
+            for change in found:
                 fold_key = (
                     expected.target,
-                    drift.tool,
-                    drift.pointer,
-                    drift.kind,
-                    drift_key(drift.contract),
-                    drift_key(drift.sent),
-                    drift.documented,
+                    change.tool,
+                    change.pointer,
+                    change.kind,
+                    difference_key(change.contract),
+                    difference_key(change.sent),
+                    change.documented,
                 )
                 slot = folded.get(fold_key)
                 if slot is None:
-                    folded[fold_key] = [drift, seen.count, seen.example]
+                    folded[fold_key] = [change, seen.count, seen.example]
                 else:
                     slot[1] += seen.count
         order = {target.name: index for index, target in enumerate(self.suite.config.targets)}
@@ -277,17 +277,17 @@ class SchemaDiffer:
             (
                 SchemaDiffEntry(
                     target=key[0],
-                    tool=drift.tool,
-                    pointer=drift.pointer,
-                    kind=drift.kind,
-                    contract=drift.contract,
-                    sent=drift.sent,
+                    tool=change.tool,
+                    pointer=change.pointer,
+                    kind=change.kind,
+                    contract=change.contract,
+                    sent=change.sent,
                     count=count,
                     example=example,
-                    documented=drift.documented,
-                    status=self._status(drift.kind),
+                    documented=change.documented,
+                    status=self._status(change.kind),
                 )
-                for key, (drift, count, example) in folded.items()
+                for key, (change, count, example) in folded.items()
             ),
             key=lambda e: (
                 order.get(e.target, len(order)),
@@ -295,8 +295,8 @@ class SchemaDiffer:
                 e.tool or "",
                 e.pointer,
                 CLASSES.index(e.kind),
-                drift_key(e.contract),
-                drift_key(e.sent),
+                difference_key(e.contract),
+                difference_key(e.sent),
             ),
         )
         return SchemaDiffResult(

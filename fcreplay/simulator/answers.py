@@ -32,7 +32,7 @@ import re
 
 from fcreplay.adapters.capabilities import Capabilities
 from fcreplay.decision import Decision, DecisionKind, ToolCall
-from fcreplay.exchange import RequestView
+from fcreplay.neutral import RequestView
 from fcreplay.simulator.script import Answer, Choice, Profile, ScriptedCall
 
 CALL_TAG = re.compile(rb"fcsim_r(\d+)_t\d+_\d+")

@@ -40,7 +40,7 @@ from fcreplay.adapters.protocol import ReadBackAdapter, ServerAdapter
 from fcreplay.adapters.registry import adapters, api_for_url, get_adapter
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.decision import ProviderError
-from fcreplay.exchange import RequestView, StreamEvent, WireResponse
+from fcreplay.neutral import RequestView, StreamEvent, WireResponse
 from fcreplay.simulator.answers import CALL_TAG
 from fcreplay.simulator.answers import choose_answer as choose_answer
 from fcreplay.simulator.answers import pick as pick

@@ -7,8 +7,8 @@ import pytest
 from fcreplay.adapters.capabilities import TOOL_MODES, Capabilities, StreamPath
 from fcreplay.adapters.registry import BUILT_IN, api_for_url, get_adapter
 from fcreplay.cassettes.bodies import is_json_array_stream
-from fcreplay.exchange import Message, RequestSettings, ToolChoice
 from fcreplay.inputs.contract import Contract
+from fcreplay.neutral import Message, RequestSettings, ToolChoice
 
 
 @pytest.mark.parametrize("name", sorted(BUILT_IN))

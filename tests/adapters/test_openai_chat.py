@@ -29,7 +29,8 @@ from fcreplay.adapters import openai_chat as adapter
 from fcreplay.adapters._wire import decode_arguments, encode_arguments, result_text
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.decision import Decision, ProviderError, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -39,7 +40,6 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
-from fcreplay.inputs.contract import Contract, ToolSpec
 
 from ..conftest import CORPUS
 

@@ -24,7 +24,8 @@ from fcreplay.adapters._wire import decode_arguments, encode_arguments
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.sse import format_sse, parse_sse
 from fcreplay.decision import Decision, ProviderError, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -33,7 +34,6 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
-from fcreplay.inputs.contract import Contract, ToolSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openai_responses"
 DECISION_FIXTURES = (

@@ -21,7 +21,7 @@ from fcreplay.adapters import openai_chat, openai_responses
 from fcreplay.adapters._openai_errors import read_envelope, retry_after
 from fcreplay.adapters.registry import BUILT_IN, get_adapter
 from fcreplay.decision import Decision, ProviderError, ToolCall
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -12,7 +12,8 @@ from typing import Any
 from fcreplay.adapters import openai_chat
 from fcreplay.adapters.capabilities import Capabilities
 from fcreplay.decision import Decision, ProviderError
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -20,7 +21,6 @@ from fcreplay.exchange import (
     ToolResult,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 
 class ClientOnly:
