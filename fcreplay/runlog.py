@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
 from fcreplay.errors import InputError
 from fcreplay.record import AttemptKey, AttemptRecord, RecordShapeError
@@ -53,7 +54,7 @@ def read_run_log(path: Path) -> RunLogContents:
     for number, raw in enumerate(complete, start=1):
         line: object
         try:
-            line = json.loads(raw)
+            line = strictjson.loads(raw)
         except ValueError:
             line = None
         if not isinstance(line, dict):

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.errors import InputError
+from fcreplay.limits import DEFAULT_LIMITS
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 # The stdlib's string scanner: returns (decoded string, index after the closing quote).
@@ -95,19 +97,28 @@ def read_text(path: Path) -> str:
         raise InputError.at(path, None, f"cannot read: {exc.strerror}") from None
 
 
-def parse_json(text: str, path: Path, line_offset: int = 0) -> Any:
-    """Parse JSON text, turning a syntax error into FILE:LINE: message."""
+def parse_json(
+    text: str, path: Path, line_offset: int = 0, *, max_depth: int = DEFAULT_LIMITS.max_json_depth
+) -> Any:
+    """Parse JSON text, turning a syntax error, a non-finite number or nesting deeper than
+    `max_depth` into FILE:LINE: message."""
     try:
-        return json.loads(text)
+        return strictjson.loads(text, max_depth=max_depth)
     except json.JSONDecodeError as exc:
-        raise InputError.at(
-            path,
-            exc.lineno + line_offset,
-            f"not valid JSON: {exc.msg} (column {exc.colno})",
-        ) from None
+        raise InputError.at(path, exc.lineno + line_offset, json_problem(exc)) from None
 
 
-def load_json(path: Path) -> tuple[Any, str]:
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What to tell the author of a file whose JSON `exc` rejects."""
+    if isinstance(exc, strictjson.JSONLimitError):
+        return (
+            f"not usable JSON: {exc.msg} (column {exc.colno}); write plain finite numbers "
+            "and flatter values"
+        )
+    return f"not valid JSON: {exc.msg} (column {exc.colno})"
+
+
+def load_json(path: Path, *, max_depth: int = DEFAULT_LIMITS.max_json_depth) -> tuple[Any, str]:
     """Read and parse a JSON file; return the value and the text (for line lookups)."""
     text = read_text(path)
-    return parse_json(text, path), text
+    return parse_json(text, path, max_depth=max_depth), text

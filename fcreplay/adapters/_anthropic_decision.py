@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.adapters import _wire
 from fcreplay.adapters._anthropic_errors import (
     is_error_envelope,
@@ -165,8 +165,8 @@ def _finish_input(buffer: str, start_input: Any) -> Any:
         # No fragments (or only ""): the object announced at content_block_start, i.e. {}.
         return start_input if isinstance(start_input, dict) else {}
     try:
-        value = json.loads(buffer)
-    except json.JSONDecodeError:
+        value = strictjson.loads(buffer)
+    except ValueError:
         return buffer
     return value if isinstance(value, dict) else buffer
 

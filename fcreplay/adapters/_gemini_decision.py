@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.adapters import _wire
 from fcreplay.adapters._gemini_errors import invalid_body, read_error
 from fcreplay.adapters._wire import as_dict, as_list, map_stop
@@ -52,7 +52,7 @@ def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """
     if isinstance(body, bytes | str):
         try:
-            body = json.loads(body)
+            body = strictjson.loads(body)
         except ValueError:
             if 200 <= status < 300:
                 return invalid_body(status, body)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.adapters._wire import as_list, is_retryable
 from fcreplay.decision import ProviderError
 
@@ -17,7 +17,7 @@ def read_error(status: int, body: Any) -> ProviderError:
     error: Any = body
     if isinstance(error, bytes | str):
         try:
-            error = json.loads(error)
+            error = strictjson.loads(error)
         except ValueError:
             text = error.decode("utf-8", "replace") if isinstance(error, bytes) else error
             error = text.strip()

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, Stop, ToolCall
 from fcreplay.neutral import HistoryItem, Message, StreamEvent, WireItem
@@ -34,8 +35,10 @@ def decode_arguments(raw: Any) -> dict[str, Any] | None:
         return raw
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
+            # Strict: NaN, infinity or deep nesting in what a model wrote is not
+            # JSON, so the call reads as invalid_json with the raw text kept.
+            value = strictjson.loads(raw)
+        except ValueError:
             return None
         return value if isinstance(value, dict) else None
     return None

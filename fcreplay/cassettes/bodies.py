@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import zlib
 from collections.abc import Mapping
 from typing import Any
 
 from fcreplay.adapters.registry import api_for_url, get_adapter
 from fcreplay.cassettes.sse import decode_data, parse_sse
+from fcreplay.limits import DEFAULT_LIMITS, MIB, Limits
 from fcreplay.neutral import StreamEvent
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -28,6 +28,15 @@ _SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
 
 class UnreadableBody(Exception):
     """A recorded body cannot be decoded."""
+
+
+class BodyLimitError(Exception):
+    """A recorded body would decode past a limit; the whole file is refused, not read on."""
+
+
+_RATIO_FLOOR = 1 * MIB
+"""Below this decoded size the ratio is not checked: small bodies compress extremely."""
+_CHUNK = 256 * 1024
 
 
 def read_headers(value: Any) -> dict[str, str]:
@@ -44,7 +53,7 @@ def read_headers(value: Any) -> dict[str, str]:
     return found
 
 
-def request_body(request: Mapping[str, Any]) -> Any:
+def request_body(request: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> Any:
     """A recorded request's body: parsed JSON, text, bytes that are not text, or None."""
     if "parsed_body" in request:
         return request["parsed_body"]
@@ -52,18 +61,24 @@ def request_body(request: Mapping[str, Any]) -> Any:
     if raw is None:
         return None
     if isinstance(raw, bytes):
-        raw = decompress(raw, read_headers(request.get("headers")).get("content-encoding"))
+        encoding = read_headers(request.get("headers")).get("content-encoding")
+        raw = decompress(raw, encoding, limits)
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError:
             return raw
     if raw == "":
         return None
-    return decode_data(raw)
+    return decode_data(raw, limits.max_json_depth)
 
 
 def response_body(
-    response: Mapping[str, Any], headers: Mapping[str, str], uri: str, *, own: bool
+    response: Mapping[str, Any],
+    headers: Mapping[str, str],
+    uri: str,
+    *,
+    own: bool,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Any, tuple[StreamEvent, ...] | None]:
     """A recorded response's (body, events); `own`: fcreplay's layout, text kept as text."""
     body: Any = None
@@ -79,13 +94,13 @@ def response_body(
     else:
         raw = unwrap(response.get("body"))
         if isinstance(raw, bytes):
-            raw = decompress(raw, headers.get("content-encoding"))
+            raw = decompress(raw, headers.get("content-encoding"), limits)
             try:
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError:
                 return raw, None  # a binary protocol, kept as is
         if raw is not None and raw != "":
-            body, events = (raw, None) if own else interpret(raw, headers, uri)
+            body, events = (raw, None) if own else interpret(raw, headers, uri, limits)
     return body, events
 
 
@@ -113,24 +128,66 @@ def unwrap(body: Any) -> str | bytes | None:
     raise UnreadableBody(f"unknown body type {type(body).__name__}")
 
 
-def decompress(raw: bytes, encoding: str | None) -> bytes:
-    """The bytes decoded from their content encoding (gzip is trusted over the header)."""
+def decompress(raw: bytes, encoding: str | None, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """The bytes decoded from their content encoding (gzip is trusted over the header),
+    never more than `limits.max_body_bytes` of them (BodyLimitError past that)."""
     encoding = (encoding or "").strip().lower()
     # Some tools store the body already decoded but keep the header, so trust the bytes.
     if raw.startswith(_GZIP_MAGIC) and encoding in ("", "gzip", "x-gzip"):
         try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
+            return inflate(raw, _GZIP_WBITS, limits)
+        except zlib.error as exc:
             raise UnreadableBody(f"corrupt gzip body: {exc}") from None
     if encoding == "deflate":
         for wbits in (zlib.MAX_WBITS, -zlib.MAX_WBITS):
             try:
-                return zlib.decompress(raw, wbits)
+                return inflate(raw, wbits, limits)
             except zlib.error:
                 continue
     if encoding in ("br", "zstd") and not _is_text(raw):
         raise UnreadableBody(f"{encoding}-compressed body: fcreplay cannot decode it")
     return raw
+
+
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
+
+
+def inflate(raw: bytes, wbits: int, limits: Limits) -> bytes:
+    """zlib/gzip bytes decoded a chunk at a time, stopping at the size and ratio limits.
+
+    Every gzip member is decoded (as `gzip.decompress` does); a stream that ends
+    early is a zlib.error, like any other corruption.
+    """
+    out = bytearray()
+    data = raw
+    while data:
+        inflater = zlib.decompressobj(wbits)
+        while not inflater.eof:
+            chunk = inflater.decompress(data, _CHUNK)
+            data = inflater.unconsumed_tail
+            if not chunk and not data:
+                break  # all input consumed and nothing pending: the stream is cut short
+            out += chunk
+            _check_growth(len(out), len(raw), limits)
+        if not inflater.eof:
+            raise zlib.error("the compressed stream ends early")
+        data = inflater.unused_data
+        if wbits != _GZIP_WBITS or not data.startswith(_GZIP_MAGIC):
+            break  # trailing bytes after the (last) member are ignored, as gzip does
+    return bytes(out)
+
+
+def _check_growth(decoded: int, encoded: int, limits: Limits) -> None:
+    if decoded > limits.max_body_bytes:
+        raise BodyLimitError(
+            f"a compressed body decodes to more than {limits.max_body_bytes} bytes "
+            "(the max_body_bytes limit; a decompression bomb?)"
+        )
+    if decoded > _RATIO_FLOOR and decoded > encoded * limits.max_decompression_ratio:
+        raise BodyLimitError(
+            f"a compressed body grows more than {limits.max_decompression_ratio} times "
+            "when decoded (the max_decompression_ratio limit; a decompression bomb?)"
+        )
 
 
 def _is_text(raw: bytes) -> bool:
@@ -141,14 +198,16 @@ def _is_text(raw: bytes) -> bool:
     return True
 
 
-def interpret(text: str, headers: Mapping[str, str], uri: str) -> tuple[Any, Any]:
+def interpret(
+    text: str, headers: Mapping[str, str], uri: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Any, Any]:
     """Return (body, events) for a response text recorded by another tool."""
     content_type = headers.get("content-type", "").lower()
     if "text/event-stream" in content_type:
         events = parse_sse(text)
         if events:
             return None, tuple(events)
-    value = decode_data(text)
+    value = decode_data(text, limits.max_json_depth)
     if value is not text:
         if isinstance(value, list) and is_json_array_stream(uri):
             return None, _array_events(value)
@@ -157,10 +216,11 @@ def interpret(text: str, headers: Mapping[str, str], uri: str) -> tuple[Any, Any
         return None, tuple(parse_sse(text))
     if text.startswith(_BASE64_GZIP_PREFIX):
         try:
-            unpacked = gzip.decompress(base64.b64decode(text, validate=True)).decode("utf-8")
-        except (binascii.Error, ValueError, OSError, EOFError, zlib.error):
+            packed = base64.b64decode(text, validate=True)
+            unpacked = inflate(packed, _GZIP_WBITS, limits).decode("utf-8")
+        except (binascii.Error, ValueError, zlib.error):
             return text, None
-        return interpret(unpacked, headers, uri)
+        return interpret(unpacked, headers, uri, limits)
     return text, None
 
 

@@ -15,6 +15,7 @@ from fcreplay.cassettes.bodies import (
     request_body,
     response_body,
 )
+from fcreplay.limits import DEFAULT_LIMITS, Limits
 from fcreplay.neutral import WireResponse
 
 _DERIVED_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
@@ -54,8 +55,13 @@ class UnreadableInteraction:
     reason: str
 
 
-def read_interaction(index: int, item: Any, *, own: bool) -> Interaction | UnreadableInteraction:
-    """Decode the `index`-th interaction of a cassette; `own`: in fcreplay's layout."""
+def read_interaction(
+    index: int, item: Any, *, own: bool, limits: Limits = DEFAULT_LIMITS
+) -> Interaction | UnreadableInteraction:
+    """Decode the `index`-th interaction of a cassette; `own`: in fcreplay's layout.
+
+    A body past a limit raises BodyLimitError: the file is refused as a whole.
+    """
     try:
         request = item["request"]
         response = item["response"]
@@ -64,12 +70,12 @@ def read_interaction(index: int, item: Any, *, own: bool) -> Interaction | Unrea
             method=str(request.get("method", "")).upper(),
             uri=uri,
             headers=read_headers(request.get("headers")),
-            body=request_body(request),
+            body=request_body(request, limits),
         )
         label = item.get("label") if own else None
         return Interaction(
             recorded,
-            _response(response, uri, own=own),
+            _response(response, uri, own=own, limits=limits),
             label if isinstance(label, dict) else None,
         )
     except UnreadableBody as exc:
@@ -84,12 +90,21 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _response(response: Mapping[str, Any], uri: str, *, own: bool) -> WireResponse:
+def _response(response: Mapping[str, Any], uri: str, *, own: bool, limits: Limits) -> WireResponse:
     status = response["status"]
-    code = int(status["code"] if isinstance(status, dict) else status)
+    code = _status_code(status["code"] if isinstance(status, dict) else status)
     headers = read_headers(response.get("headers"))
-    body, events = response_body(response, headers, uri, own=own)
+    body, events = response_body(response, headers, uri, own=own, limits=limits)
     return WireResponse(code, headers, body, events)
+
+
+def _status_code(value: Any) -> int:
+    # A whole number from 100 to 599, or its digits as text; `.inf`, 200.5 or true are not.
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 100 <= value <= 599:
+        raise UnreadableBody(f"status {value!r} is not an HTTP status code (100 to 599)")
+    return value
 
 
 def interaction_json(interaction: Interaction) -> dict[str, Any]:

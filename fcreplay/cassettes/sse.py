@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import fcreplay.strictjson as strictjson
+from fcreplay.limits import DEFAULT_LIMITS
 from fcreplay.neutral import StreamEvent
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -14,17 +16,18 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 split on U+2028 and friends, which JSON written with ensure_ascii=False may hold."""
 
 
-def decode_data(text: str) -> Any:
-    """Return the JSON value of an event's data, or the text itself when it is not JSON."""
+def decode_data(text: str, max_depth: int = DEFAULT_LIMITS.max_json_depth) -> Any:
+    """Return the JSON value of an event's data, or the text itself when it is not JSON
+    (deeper than `max_depth`, or holding NaN or infinity, counts as not JSON)."""
     try:
-        return json.loads(text)
+        return strictjson.loads(text, max_depth=max_depth)
     except ValueError:
         return text
 
 
 def _is_json(text: str) -> bool:
     try:
-        json.loads(text)
+        strictjson.loads(text)
     except ValueError:
         return False
     return True

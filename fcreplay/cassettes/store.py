@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes.bodies import BodyLimitError
 from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
 from fcreplay.cassettes.interactions import Interaction as Interaction
 from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
@@ -31,7 +33,9 @@ from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableI
 from fcreplay.cassettes.interactions import interaction_json as interaction_json
 from fcreplay.cassettes.interactions import read_interaction, status_phrase
 from fcreplay.cassettes.sse import format_sse
+from fcreplay.cassettes.yamlgraph import yaml_graph_problem
 from fcreplay.errors import InputError
+from fcreplay.limits import DEFAULT_LIMITS, Limits
 from fcreplay.neutral import WireResponse
 from fcreplay.version import __version__
 
@@ -78,18 +82,22 @@ class Cassette:
 # --- reading ---------------------------------------------------------------------------
 
 
-def read_interactions(path: str | Path) -> list[Interaction | UnreadableInteraction]:
+def read_interactions(
+    path: str | Path, limits: Limits = DEFAULT_LIMITS
+) -> list[Interaction | UnreadableInteraction]:
     """Read the interactions of any vcrpy cassette (YAML or JSON), in file order.
 
     Raises InputError when the file cannot be opened or is not a cassette at all;
     a single interaction that cannot be decoded becomes an UnreadableInteraction.
     """
-    return load_cassette(path).interactions
+    return load_cassette(path, limits).interactions
 
 
-def load_cassette(path: str | Path) -> Cassette:
-    """Read a cassette with its fcreplay block (see `read_interactions`)."""
-    document = _load_document(path)
+def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette:
+    """Read a cassette with its fcreplay block (see `read_interactions`), within `limits`:
+    file size, nesting, YAML aliases and decoded body sizes; past any of them the whole
+    file is an InputError saying which limit and how to raise it."""
+    document = _load_document(path, limits)
     if isinstance(document, list):
         items: Any = document  # vcrpy < 1.0 wrote a bare list of interactions
     elif isinstance(document, dict):
@@ -101,40 +109,67 @@ def load_cassette(path: str | Path) -> Cassette:
     block = document.get("fcreplay") if isinstance(document, dict) else None
     own = block is not None
     meta = _read_meta(path, block) if own else None
-    interactions = [read_interaction(index, item, own=own) for index, item in enumerate(items)]
+    interactions = []
+    for index, item in enumerate(items):
+        try:
+            interactions.append(read_interaction(index, item, own=own, limits=limits))
+        except BodyLimitError as exc:
+            raise InputError.at(path, None, f"interaction {index}: {exc}") from None
     return Cassette(Path(path), meta, interactions)
 
 
-def _load_document(path: str | Path) -> Any:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError.at(path, None, f"cannot read cassette: {exc.strerror or exc}") from None
+def _load_document(path: str | Path, limits: Limits) -> Any:
+    raw = _read_capped(path, limits.max_cassette_bytes)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError.at(path, None, f"not a text cassette (not UTF-8: {exc.reason})") from None
     if text.lstrip()[:1] not in ("{", "["):
-        return _load_yaml(path, text)
+        return _load_yaml(path, text, limits)
     try:
-        return json.loads(text)
+        return strictjson.loads(text, max_depth=limits.max_json_depth)
+    except strictjson.JSONLimitError as exc:
+        raise InputError.at(path, exc.lineno, f"not a readable cassette: {exc.msg}") from None
     except json.JSONDecodeError as exc:
         json_error = exc
     try:
-        return _load_yaml(path, text)  # flow-style YAML also starts with a brace
+        return _load_yaml(path, text, limits)  # flow-style YAML also starts with a brace
     except InputError:
         message = f"not a readable cassette: invalid JSON: {json_error.msg}"
         raise InputError.at(path, json_error.lineno, message) from None
 
 
-def _load_yaml(path: str | Path, text: str) -> Any:
+def _read_capped(path: str | Path, limit: int) -> bytes:
+    try:
+        with Path(path).open("rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError.at(path, None, f"cannot read cassette: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise InputError.at(
+            path,
+            None,
+            f"cassette larger than {limit} bytes (the max_cassette_bytes limit); split it "
+            "or raise max_cassette_bytes in the suite configuration if it is trusted",
+        )
+    return raw
+
+
+def _load_yaml(path: str | Path, text: str, limits: Limits) -> Any:
     # vcrpy's own loader: safe, but it also rebuilds the benign Python tags that
-    # old cassettes hold (tuples, BytesIO request bodies).
+    # old cassettes hold (tuples, BytesIO request bodies). The node graph is checked
+    # before anything is built: aliases share nodes, so a small file can stand for
+    # an exponential document (an alias bomb).
     import yaml
     from vcr.serializers import yamlserializer
 
+    loader = yamlserializer._CassetteLoader(text)
     try:
-        return yamlserializer.deserialize(text)
+        node = loader.get_single_node()
+        problem = yaml_graph_problem(node, limits) if node is not None else None
+        if problem is not None:
+            raise InputError.at(path, node.start_mark.line + 1 if node else None, problem)
+        document = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -142,6 +177,13 @@ def _load_yaml(path: str | Path, text: str) -> Any:
         raise InputError.at(path, line, f"not a readable cassette: {problem}") from None
     except yaml.YAMLError as exc:
         raise InputError.at(path, None, f"not a readable cassette: {exc}") from None
+    finally:
+        loader.dispose()
+    if strictjson.check_value(document, limits.max_json_depth) is not None:
+        raise InputError.at(
+            path, None, "not a readable cassette: it holds a non-finite number (.inf or .nan)"
+        )
+    return document
 
 
 def _read_meta(path: str | Path, block: Any) -> CassetteMeta:
@@ -242,7 +284,7 @@ class VcrSerializer:
 
     def deserialize(self, cassette_string: str) -> dict[str, Any]:
         """fcreplay cassette text -> vcrpy dict (plain vcrpy JSON passes through)."""
-        document = json.loads(cassette_string)
+        document = strictjson.loads(cassette_string)
         if not isinstance(document, dict):
             raise ValueError("not a cassette: the JSON document is not an object")
         if "fcreplay" not in document:

@@ -19,6 +19,7 @@ from fcreplay.cassettes.store import (
     load_cassette,
 )
 from fcreplay.errors import InputError
+from fcreplay.limits import DEFAULT_LIMITS, Limits
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,11 @@ class UnitCassette:
         """The cassette as read from disk, when it was."""
 
     @classmethod
-    def load(cls, path: Path, meta: CassetteMeta) -> UnitCassette:
+    def load(cls, path: Path, meta: CassetteMeta, limits: Limits = DEFAULT_LIMITS) -> UnitCassette:
         """Read a unit's cassette; a missing file gives an empty one."""
         if not path.exists():
             return cls(path, meta)
-        cassette = load_cassette(path)
+        cassette = load_cassette(path, limits)
         placed = []
         for index, interaction in enumerate(cassette.interactions):
             if isinstance(interaction, UnreadableInteraction):
@@ -76,8 +77,8 @@ class UnitCassette:
             digest = label.get("request_sha256")
             placed.append(
                 PlacedInteraction(
-                    int(label.get("attempt", 1)),
-                    int(label.get("step", 0)),
+                    _label_number(path, index, label, "attempt", 1),
+                    _label_number(path, index, label, "step", 0),
                     interaction,
                     digest if isinstance(digest, str) else None,
                 )
@@ -108,3 +109,15 @@ class UnitCassette:
         text = assemble_cassette(self.meta, [placed.text for placed in ordered])
         refuse_leaks(text, secrets, where=f"cassette {self.path}")
         write_text_atomically(self.path, text)
+
+
+def _label_number(path: Path, index: int, label: dict[str, Any], key: str, least: int) -> int:
+    value = label.get(key, least)
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InputError.at(
+            path,
+            None,
+            f"interaction {index}: label.{key} {value!r} must be a whole number of at "
+            f"least {least}; re-record the cassette or fix the label",
+        )
+    return value

@@ -229,7 +229,10 @@ class _Run:
         adapter = self.adapters[unit.target.adapter]
         meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
         path = unit.cassette_path(self.cassettes)
-        cassette = UnitCassette.load(path, meta) if self.reads_disk else UnitCassette(path, meta)
+        limits = self.suite.config.limits
+        cassette = (
+            UnitCassette.load(path, meta, limits) if self.reads_disk else UnitCassette(path, meta)
+        )
         finished = [
             n
             for n in range(1, repetitions + 1)

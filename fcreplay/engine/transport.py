@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+import fcreplay.strictjson as strictjson
 from fcreplay.cassettes.sse import SSEDecoder
 from fcreplay.neutral import RoundTrip, StreamEvent, TransportError, WireRequest, WireResponse
 
@@ -64,7 +65,7 @@ def _read(response: httpx.Response) -> WireResponse:
         return WireResponse(response.status_code, headers, None, tuple(events))
     text = response.read().decode(response.encoding or "utf-8", errors="replace")
     try:
-        body: Any = json.loads(text)
+        body: Any = strictjson.loads(text)
     except ValueError:
         body = text
     return WireResponse(response.status_code, headers, body)

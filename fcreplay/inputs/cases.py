@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import fcreplay.strictjson as strictjson
 from fcreplay.errors import InputError, Problem
 from fcreplay.inputs.contract import Contract
 from fcreplay.neutral import Message, ToolChoice
-from fcreplay.sources import read_text
+from fcreplay.sources import json_problem, read_text
 
 CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 """Case ids become file names, so they are restricted to a safe set."""
@@ -115,9 +116,9 @@ class _CaseProblem(Exception):
 
 def _parse_case(line: str, number: int, contract: Contract) -> Case:
     try:
-        raw = json.loads(line)
+        raw = strictjson.loads(line)
     except json.JSONDecodeError as exc:
-        raise _CaseProblem(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+        raise _CaseProblem(json_problem(exc)) from None
     if not isinstance(raw, dict):
         raise _CaseProblem("a case is a JSON object, one per line")
     _reject_unknown(raw, _CASE_KEYS, "case")

@@ -12,6 +12,7 @@ from typing import Any
 
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.errors import InputError
+from fcreplay.limits import DEFAULT_LIMITS, LIMIT_KEYS, Limits, limit_value, positive_seconds
 from fcreplay.schemadiff.classes import ALLOWABLE
 from fcreplay.sources import read_text
 
@@ -69,6 +70,8 @@ class SuiteConfig:
     schema_diff_allow: tuple[str, ...] = ()
     """Schema-diff classes that do not fail `fcreplay schema-diff` (e.g. constraint_lost)."""
     targets: tuple[Target, ...] = ()
+    limits: Limits = DEFAULT_LIMITS
+    """Bounds on what is read and recorded (keys `max_json_depth`, ... at top level)."""
 
     def target(self, name: str) -> Target:
         """Return the target called `name` or raise an InputError listing the others."""
@@ -117,9 +120,11 @@ def _count(value: Any) -> int:
 
 
 def _seconds(value: Any) -> float:
-    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-        raise ValueError("must be a positive number of seconds")
-    return float(value)
+    return positive_seconds(value)
+
+
+def _limit(key: str) -> FieldRule:
+    return lambda value: limit_value(key, value)
 
 
 def _temperature(value: Any) -> float | None:
@@ -194,6 +199,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "max_retries": _count,
     "simulator_script": _path,
     "schema_diff_allow": _schema_diff_classes,
+    **{key: _limit(key) for key in LIMIT_KEYS},
 }
 _TARGET_FIELDS: dict[str, FieldRule] = {
     "name": _target_name,
@@ -262,6 +268,9 @@ def _build(table: dict[str, Any], source: Path, text: str, prefix: str) -> Suite
             values[key] = check(raw)
         except ValueError as exc:
             raise fail(key, str(exc)) from None
+    limits = {key: values.pop(key) for key in LIMIT_KEYS if key in values}
+    if limits:
+        values["limits"] = Limits(**limits)
     for key in _REQUIRED:
         if key not in values:
             raise InputError.at(source, None, f"{prefix}{key} is required")

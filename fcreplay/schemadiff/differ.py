@@ -83,7 +83,7 @@ def schema_diff(
     for unit in units:
         path = unit.cassette_path(folder)
         if path.is_file():
-            differ.add(load_cassette(path), unit)
+            differ.add(load_cassette(path, suite.config.limits), unit)
         else:
             differ.missing.append(str(path))
     return differ.result()

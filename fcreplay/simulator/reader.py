@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.adapters.registry import adapters
 from fcreplay.errors import InputError, Problem
 from fcreplay.inputs.cases import CASE_ID
@@ -329,6 +329,6 @@ def _broken_json(value: Any) -> bool:
     if not isinstance(value, str):
         return False
     try:
-        return not isinstance(json.loads(value), dict)
+        return not isinstance(strictjson.loads(value), dict)
     except ValueError:
         return True

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.adapters._wire import is_retryable
 from fcreplay.adapters.protocol import ReadBackAdapter, ServerAdapter
 from fcreplay.adapters.registry import adapters, api_for_url, get_adapter
@@ -97,7 +98,7 @@ class Simulator:
                 "part, read_request, or the server part, render_response and render_error)",
             )
         try:
-            request = json.loads(body)
+            request = strictjson.loads(body)
         except ValueError:
             request = None
         if not isinstance(request, dict):

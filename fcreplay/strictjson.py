@@ -1,0 +1,114 @@
+"""JSON parsing that refuses what fcreplay cannot carry: non-finite numbers and deep nesting.
+
+Python's parser accepts `NaN`, `Infinity` and `1e999` (which becomes infinity), none
+of which is JSON and none of which canonical JSON can write back; and it raises
+RecursionError, not a syntax error, on arrays nested about a thousand deep, while
+much shallower nesting already exhausts the stack of the recursive code that reads
+the value afterwards. `loads` turns each of these into a `json.JSONDecodeError` with
+the position of the offending text, so every caller that handles bad JSON handles
+them too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fcreplay.limits import DEFAULT_LIMITS
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_HUGE = re.compile(r"\d[eE]\+?0*[1-9]\d{2,}|\d{300,}")
+"""Number text that may overflow to infinity: a three-digit exponent or 300 digits."""
+_CONSTANT = re.compile(r"-?(?:NaN|Infinity)")
+
+
+class JSONLimitError(json.JSONDecodeError):
+    """Valid-looking JSON that fcreplay will not read: too deep, or a non-finite number."""
+
+
+def loads(text: str | bytes, *, max_depth: int = DEFAULT_LIMITS.max_json_depth) -> Any:
+    """Parse JSON text; non-finite numbers, nesting deeper than `max_depth` and numbers
+    Python will not convert raise `JSONLimitError` (a `json.JSONDecodeError`)."""
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("utf-8")
+    try:
+        value = json.loads(text, parse_constant=_constant)
+    except _NonFinite as exc:
+        raise _not_finite(str(exc.args[0]), text) from None
+    except RecursionError:
+        raise _too_deep(text, max_depth) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # e.g. an integer longer than Python converts
+        raise JSONLimitError(f"unusable number: {exc}", text, 0) from None
+    problem = check_value(value, max_depth)
+    if problem == "deep":
+        raise _too_deep(text, max_depth)
+    if problem is not None:
+        raise _not_finite(problem, text)
+    return value
+
+
+def check_value(value: Any, max_depth: int) -> str | None:
+    """What makes a parsed value unusable: "deep", the text of a non-finite number, or None.
+
+    One walk over the containers, cheaper than any scan of the text (which would
+    have to skip strings); also used for values parsed from YAML.
+    """
+    stack = [(value, 1)]
+    if type(value) is float and value - value != 0:
+        return repr(value)
+    while stack:
+        item, depth = stack.pop()
+        if type(item) is not dict and type(item) is not list:
+            continue
+        if depth > max_depth:
+            return "deep"
+        for child in item.values() if type(item) is dict else item:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif kind is float and child - child != 0:  # infinity or NaN
+                return repr(child)
+    return None
+
+
+def _too_deep(text: str, max_depth: int) -> JSONLimitError:
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > max_depth:
+                return JSONLimitError(
+                    f"nested deeper than {max_depth} levels (the max_json_depth limit)",
+                    text,
+                    match.start(),
+                )
+        elif token in ("]", "}"):
+            depth -= 1
+    return JSONLimitError(f"nested deeper than {max_depth} levels", text, 0)
+
+
+class _NonFinite(Exception):
+    pass
+
+
+def _constant(name: str) -> float:
+    raise _NonFinite(name)
+
+
+def _not_finite(literal: str, text: str) -> JSONLimitError:
+    match = _CONSTANT.search(_STRING.sub(_blank, text)) or _HUGE.search(text)
+    return JSONLimitError(
+        f"{literal} is not a finite number (JSON has no NaN or infinity)",
+        text,
+        match.start() if match else 0,
+    )
+
+
+def _blank(match: re.Match[str]) -> str:
+    # Keeps every position in place while hiding string contents from the search.
+    return '"' + " " * (len(match.group()) - 2) + '"'
