@@ -181,12 +181,14 @@ def _check_growth(decoded: int, encoded: int, limits: Limits) -> None:
     if decoded > limits.max_body_bytes:
         raise BodyLimitError(
             f"a compressed body decodes to more than {limits.max_body_bytes} bytes "
-            "(the max_body_bytes limit; a decompression bomb?)"
+            "(the max_body_bytes limit; a decompression bomb?); raise max_body_bytes in the "
+            "suite configuration only if the cassette is trusted"
         )
     if decoded > _RATIO_FLOOR and decoded > encoded * limits.max_decompression_ratio:
         raise BodyLimitError(
             f"a compressed body grows more than {limits.max_decompression_ratio} times "
-            "when decoded (the max_decompression_ratio limit; a decompression bomb?)"
+            "when decoded (the max_decompression_ratio limit; a decompression bomb?); raise "
+            "max_decompression_ratio only if the cassette is trusted"
         )
 
 

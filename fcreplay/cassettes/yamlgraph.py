@@ -35,10 +35,14 @@ def yaml_graph_problem(root: Any, limits: Limits) -> str | None:
             if size[key] - unique > limits.max_yaml_alias_nodes:
                 return (
                     f"YAML aliases expand to more than {limits.max_yaml_alias_nodes} extra "
-                    "nodes (the max_yaml_alias_nodes limit; an alias bomb?)"
+                    "nodes (the max_yaml_alias_nodes limit; an alias bomb?); raise "
+                    "max_yaml_alias_nodes only if the cassette is trusted"
                 )
             if depth[key] > limits.max_json_depth:
-                return f"nested deeper than {limits.max_json_depth} levels (max_json_depth)"
+                return (
+                    f"nested deeper than {limits.max_json_depth} levels (the max_json_depth "
+                    "limit); flatten the document"
+                )
             continue
         if key in size:
             continue
