@@ -231,4 +231,6 @@ def _http_transport(suite: Suite, target: Target, adapter: ClientAdapter) -> Tra
         target.base_url or adapter.DEFAULT_BASE_URL,
         auth_header=auth,
         timeout=suite.config.request_timeout,
+        deadline=suite.config.limits.request_deadline,
+        max_bytes=suite.config.limits.max_response_bytes,
     )
