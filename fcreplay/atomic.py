@@ -1,10 +1,22 @@
-"""Writing files so that nothing is ever half-written: temp file, sync, rename."""
+"""Writing files so that nothing is ever half-written: temp file, sync, rename; and groups.
+
+A temporary file is named `.<name>.<pid>.<random>.tmp` beside its target, so the
+temp files of a killed writer can be told from those of a live one and removed by
+the next run (`sweep`). A group of files (the golden files of one update) is written
+all or nothing: every temp file is synced, then a journal naming them is written (the
+commit point), then each is renamed; a run that finds a journal finishes the renames.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+
+JOURNAL = ".fcreplay-commit.json"
+"""The commit record of a group write, in the group's folder."""
 
 
 def write_text_atomically(path: str | Path, text: str) -> None:
@@ -16,9 +28,70 @@ def write_text_atomically(path: str | Path, text: str) -> None:
     created private).
     """
     path = Path(path)
+    temporary = _write_temporary(path, text)
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+
+
+def write_group_atomically(folder: Path, files: Mapping[str, str]) -> None:
+    """Write files of `folder` (name -> text) so that either all change or none does,
+    even when the process is killed at any moment (see the module docstring)."""
+    finish_group(folder)
+    written: dict[str, Path] = {}
+    try:
+        for name, text in files.items():
+            written[name] = _write_temporary(folder / name, text)
+        journal = [[temporary.name, name] for name, temporary in written.items()]
+        write_text_atomically(folder / JOURNAL, json.dumps(journal))
+    except BaseException:
+        for temporary in written.values():
+            temporary.unlink(missing_ok=True)
+        raise
+    finish_group(folder)
+
+
+def finish_group(folder: Path) -> None:
+    """Complete a group write that a killed process committed but did not finish."""
+    journal = folder / JOURNAL
+    try:
+        pairs = json.loads(journal.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    for pair in pairs if isinstance(pairs, list) else []:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(map(_plain_name, pair))):
+            continue  # only names inside this folder are ever renamed
+        temporary, name = folder / pair[0], folder / pair[1]
+        if temporary.exists():
+            os.replace(temporary, name)
+    _sync_folder(folder)
+    journal.unlink(missing_ok=True)
+
+
+def sweep(folder: Path) -> list[Path]:
+    """Remove the temp files that killed writers left under `folder`; return them.
+
+    A temp file whose writer is still running (another fcreplay at work) is kept.
+    """
+    if not folder.is_dir():
+        return []
+    finish_group(folder)
+    removed = []
+    for path in folder.rglob(".*.tmp"):
+        pid = _writer_of(path.name)
+        if pid is not None and not _alive(pid) and path.is_file():
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _write_temporary(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
     )
     try:
         os.fchmod(descriptor, 0o666 & ~_UMASK)
@@ -26,11 +99,30 @@ def write_text_atomically(path: str | Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    _sync_folder(path.parent)
+    return Path(temporary)
+
+
+def _plain_name(value: object) -> bool:
+    return isinstance(value, str) and value not in ("", ".", "..") and "/" not in value
+
+
+def _writer_of(name: str) -> int | None:
+    # `.<target name>.<pid>.<random>.tmp`: the pid is the second-to-last dotted part.
+    parts = name.split(".")
+    return int(parts[-3]) if len(parts) >= 5 and parts[-3].isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 def _read_umask() -> int:

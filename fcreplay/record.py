@@ -7,6 +7,7 @@ wrong shape with a `RecordShapeError` naming the key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -14,6 +15,7 @@ from typing import Any, Literal
 from fcreplay.decision import Decision, ProviderError, Signature
 from fcreplay.finding import Finding
 from fcreplay.judge.repair import ArgumentClassification
+from fcreplay.names import CASE_ID, RUN_ID, TARGET_NAME, VARIANTS, is_name
 from fcreplay.neutral import ToolResult
 
 SCHEMA_VERSION = 1
@@ -215,13 +217,13 @@ class AttemptRecord:
             )
         try:
             return cls(
-                run_id=_text(data, "run_id"),
-                target=_text(data, "target"),
+                run_id=_name(data, "run_id", RUN_ID),
+                target=_name(data, "target", TARGET_NAME),
                 adapter=_text(data, "adapter"),
                 model=_text(data, "model"),
                 model_reported=_optional_text(data, "model_reported"),
-                variant=_text(data, "variant"),
-                case_id=_text(data, "case_id"),
+                variant=_variant(data["variant"]),
+                case_id=_name(data, "case_id", CASE_ID),
                 attempt=_whole(data, "attempt"),
                 elapsed_ms=_whole(data, "elapsed_ms"),
                 request_settings=SentSettings(**data["request_settings"]),
@@ -287,6 +289,21 @@ def _verdict(value: Any) -> Verdict:
         if value == verdict:
             return verdict
     raise RecordShapeError(f"verdict {value!r}: expected one of {', '.join(VERDICTS)}")
+
+
+def _name(data: dict[str, Any], key: str, pattern: re.Pattern[str]) -> str:
+    # These become parts of paths (golden files, cassettes), so a crafted log must not
+    # smuggle `../x` or an absolute path through them.
+    value = _text(data, key)
+    if not is_name(pattern, value):
+        raise RecordShapeError(f"{key} {value!r} is not a valid name ({pattern.pattern})")
+    return value
+
+
+def _variant(value: Any) -> str:
+    if value not in VARIANTS:
+        raise RecordShapeError(f"variant {value!r}: expected one of {', '.join(VARIANTS)}")
+    return str(value)
 
 
 def _text(data: dict[str, Any], key: str) -> str:

@@ -1,8 +1,16 @@
-"""Keeping credentials out of cassettes, logs and reports: scrubbing and refusal."""
+"""Keeping credentials out of every file and terminal line: scrubbing, and the one guard.
+
+Scrubbing removes what is known to be a credential (auth headers, `key=` query
+values, a URL's user-info) from what is recorded. The guard is the last check
+before any text leaves fcreplay, whichever command or writer produces it: a run
+log line, a cassette, a golden file, a report, a line on the terminal. Each writer
+calls `SecretGuard.check` (or `refuse_leaks`) on the exact text it is about to write.
+"""
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -22,10 +30,18 @@ SECRET_HEADERS = frozenset(
     }
 )
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "access_token"})
-KEY_SHAPED = re.compile(
-    r"(?<![A-Za-z0-9])(?:sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,})"
-)
-"""OpenAI (sk-...), Anthropic (sk-ant-...) and Google (AIza...) key shapes."""
+KEY_SHAPES: dict[str, str] = {
+    "Anthropic": r"sk-ant-[A-Za-z0-9_-]{8,}",
+    "OpenAI": r"sk-[A-Za-z0-9_-]{16,}",
+    "Google": r"AIza[0-9A-Za-z_-]{30,}",
+    "Groq": r"gsk_[A-Za-z0-9]{20,}",
+    "xAI": r"xai-[A-Za-z0-9]{20,}",
+    "AWS access key": r"(?:AKIA|ASIA)[A-Z0-9]{16}",
+    "GitHub token": r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})",
+    "JWT": r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+}
+"""Credential shapes refused wherever they appear, whoever's key they are."""
+KEY_SHAPED = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(KEY_SHAPES.values()) + ")")
 
 
 VOLATILE_HEADERS = frozenset(
@@ -36,13 +52,16 @@ VOLATILE_PREFIXES = ("x-ratelimit-", "anthropic-ratelimit-", "x-envoy-")
 re-recording a noisy diff for the reviewer."""
 
 
-def scrub_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """Drop credential, cookie and per-call headers; names come back lower-case."""
+def scrub_headers(headers: Mapping[str, str], secret: Iterable[str] = ()) -> dict[str, str]:
+    """Drop credential, cookie and per-call headers, and those named in `secret` (the
+    suite's `secret_headers`); names come back lower-case."""
     kept = {}
+    extra = {name.lower() for name in secret}
     for name, value in headers.items():
         lower = name.lower()
         if (
             lower in SECRET_HEADERS
+            or lower in extra
             or lower in VOLATILE_HEADERS
             or lower.startswith(VOLATILE_PREFIXES)
         ):
@@ -52,8 +71,12 @@ def scrub_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 def scrub_url(url: str) -> str:
-    """Remove credential query parameters (Gemini's `?key=`) from a URL."""
+    """Remove a URL's user-info (`user:password@`) and credential query parameters
+    (Gemini's `?key=`)."""
     parts = urlsplit(url)
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
+        url = urlunsplit(parts)
     if not parts.query:
         return url
     query = [
@@ -67,7 +90,11 @@ def scrub_url(url: str) -> str:
 def leaks(text: str, secrets: Iterable[str]) -> list[str]:
     """Describe every credential found in `text`: a known key value or a key-shaped string."""
     # Very short values would match by accident; real keys are far longer.
-    found = ["the API key's value" for value in secrets if len(value) >= 8 and value in text]
+    found = [
+        "the value of a credential in use"
+        for value in secrets
+        if len(value) >= _SHORTEST and value in text
+    ]
     found += [f"a key-shaped string {_mask(m.group())!r}" for m in KEY_SHAPED.finditer(text)]
     return found
 
@@ -78,8 +105,51 @@ def refuse_leaks(text: str, secrets: Iterable[str], *, where: str) -> None:
     if found:
         raise SecretLeakError(
             f"{where} would contain {found[0]}; nothing was written. Remove the credential "
-            "from the prompt, cases or provider response, then record again."
+            "from the prompt, cases, tool results, base_url or recorded response, then run "
+            "again."
         )
+
+
+class SecretGuard:
+    """The credential values of a run, and the check every writer makes before writing.
+
+    Thread-safe: recording learns values (a secret header's) while other threads check.
+    """
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        self._values: set[str] = set()
+        self._lock = threading.Lock()
+        for value in values:
+            self.add(value)
+
+    def add(self, value: str) -> None:
+        """Refuse this value from now on (too short a value would match by accident)."""
+        if len(value) >= _SHORTEST:
+            with self._lock:
+                self._values.add(value)
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The values refused besides the key shapes."""
+        with self._lock:
+            return tuple(sorted(self._values))
+
+    def check(self, text: str, *, where: str) -> None:
+        """Raise SecretLeakError naming `where` if `text` holds a credential."""
+        refuse_leaks(text, self.values, where=where)
+
+
+_SHORTEST = 8
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The credentials a URL carries: its user-info password (and user), its key values."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    found = [value for value in (parts.password, parts.username) if value]
+    found += [v for k, v in parse_qsl(parts.query) if k.lower() in SECRET_QUERY_KEYS and v]
+    return found
 
 
 def _mask(value: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from fcreplay.atomic import write_text_atomically
 from fcreplay.cassettes.interactions import Interaction, UnreadableInteraction
-from fcreplay.cassettes.redaction import refuse_leaks
+from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.cassettes.store import (
     Cassette,
     CassetteMeta,
@@ -103,11 +103,11 @@ class UnitCassette:
         """Replace the interactions of one attempt."""
         self._placed = [p for p in self._placed if p.attempt != attempt] + list(placed)
 
-    def save(self, secrets: Sequence[str]) -> None:
+    def save(self, guard: SecretGuard) -> None:
         """Write the cassette atomically, refusing it if it would hold a credential."""
         ordered = sorted(self._placed, key=lambda placed: placed.attempt)
         text = assemble_cassette(self.meta, [placed.text for placed in ordered])
-        refuse_leaks(text, secrets, where=f"cassette {self.path}")
+        guard.check(text, where=f"cassette {self.path}")
         write_text_atomically(self.path, text)
 
 

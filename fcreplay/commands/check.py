@@ -38,20 +38,22 @@ def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None)
     entry and prints the key metrics. Exit 1 when a --fail-on reason occurs.
     """
     from fcreplay.check import run_check
+    from fcreplay.commands.output import echo, guard_of
     from fcreplay.inputs.suite import load_suite
     from fcreplay.render.report import render_text
     from fcreplay.render.schemadiff import render
 
     suite = load_suite(config_path)
+    guard = guard_of(str(suite.config.source))
     result = run_check(suite, fail_on=fail_on, processes=jobs)
-    click.echo(f"replayed run {result.run.run_id} ({result.run.log_path})")
-    click.echo(render_text(result.report), nl=False)
+    echo(guard, f"replayed run {result.run.run_id} ({result.run.log_path})")
+    echo(guard, render_text(result.report), nl=False)
     for record in result.run.problems[:MAX_SHOWN]:
-        click.echo(f"drift: {record.unit} #{record.attempt}: {record.problem}")
+        echo(guard, f"drift: {record.unit} #{record.attempt}: {record.problem}")
     if result.schema.blocking:
-        click.echo(render(result.schema, "text"), nl=False)
+        echo(guard, render(result.schema, "text"), nl=False)
     shown = [d for d in result.golden.diffs if d.kind in fail_on][:MAX_SHOWN]
     for diff in shown:
-        click.echo(f"golden {diff.kind}: {diff.label}")
-    click.echo(result.summary())
+        echo(guard, f"golden {diff.kind}: {diff.label}")
+    echo(guard, result.summary())
     return result.ok

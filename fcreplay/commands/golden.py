@@ -39,20 +39,21 @@ def diff(config_path: str | None, run: str | None, output_format: str, output: s
     Each differing entry is classed regression, fix, changed, flaky, new or
     missing, with argument-level differences. Exit 1 when anything differs.
     """
-    from fcreplay.atomic import write_text_atomically
+    from fcreplay.commands.output import echo, guard_of, write_output
     from fcreplay.commands.runarg import read_run
     from fcreplay.golden.diff import diff_run
     from fcreplay.inputs.config import load_config
     from fcreplay.render.golden import render
 
+    guard = guard_of(config_path)
     _, records = read_run(run, config_path)
     result = diff_run(records, load_config(config_path).golden)
     text = render(result, output_format)
     if output:
-        write_text_atomically(output, text)
-        click.echo(f"golden diff written to {output}: {result.summary()}")
+        write_output(guard, output, text)
+        echo(guard, f"golden diff written to {output}: {result.summary()}")
     else:
-        click.echo(text, nl=False)
+        echo(guard, text, nl=False)
     return result.clean
 
 
@@ -79,11 +80,13 @@ def update(
 
     Only the selected targets and cases change (default: all in the run).
     """
+    from fcreplay.commands.output import echo, guard_of
     from fcreplay.commands.runarg import read_run
     from fcreplay.errors import InputError
     from fcreplay.golden.store import update_golden
     from fcreplay.inputs.config import load_config
 
+    guard = guard_of(config_path)
     path, records = read_run(run, config_path)
     for option, wanted, present in (
         ("--target", targets, {r.target for r in records}),
@@ -103,17 +106,19 @@ def update(
         targets=targets,
         case_ids=case_ids,
         prune=prune,
+        guard=guard,
     )
     for result in results:
         removed = f", {len(result.removed)} removed" if result.removed else ""
-        click.echo(
-            f"{result.path}: {len(result.updated)} updated, {result.unchanged} unchanged{removed}"
+        echo(
+            guard,
+            f"{result.path}: {len(result.updated)} updated, {result.unchanged} unchanged{removed}",
         )
         for case_id, variant in result.updated[:_LISTED]:
-            click.echo(f"  updated {result.target}/{variant}/{case_id}")
+            echo(guard, f"  updated {result.target}/{variant}/{case_id}")
         if len(result.updated) > _LISTED:
-            click.echo(f"  ... and {len(result.updated) - _LISTED} more")
+            echo(guard, f"  ... and {len(result.updated) - _LISTED} more")
     changed = sum(len(r.updated) + len(r.removed) for r in results)
     noun = "entry" if changed == 1 else "entries"
-    click.echo(f"golden update: {changed} {noun} changed from run {path.stem}")
+    echo(guard, f"golden update: {changed} {noun} changed from run {path.stem}")
     return True

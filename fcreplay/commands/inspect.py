@@ -26,8 +26,11 @@ def command(paths: tuple[str, ...], output_format: str) -> bool:
     import json
 
     from fcreplay.cassettes.inspection import expand_paths, inspect_file, render_text
+    from fcreplay.cassettes.redaction import SecretGuard
+    from fcreplay.commands.output import echo
     from fcreplay.errors import InputError, Problem
 
+    guard = SecretGuard()  # no suite here: the key shapes
     problems: list[Problem] = []
     for path in expand_paths(list(paths)):
         try:
@@ -37,9 +40,9 @@ def command(paths: tuple[str, ...], output_format: str) -> bool:
             continue
         for record in records:
             if output_format == "json":
-                click.echo(json.dumps(record, ensure_ascii=False))
+                echo(guard, json.dumps(record, ensure_ascii=False))
             else:
-                click.echo(render_text(record))
+                echo(guard, render_text(record))
     if problems:
         raise InputError(problems)
     return True

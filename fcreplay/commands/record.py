@@ -40,10 +40,12 @@ def command(
     one run log line per attempt, each as soon as it ends. Keys come only from
     the environment variables named by `api_key_env`.
     """
+    from fcreplay.commands.output import echo, guard_of
     from fcreplay.engine.runner import RecordOptions, record
     from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(config_path)
+    guard = guard_of(str(suite.config.source))
     result = record(
         suite,
         RecordOptions(
@@ -55,7 +57,7 @@ def command(
             resume=resume,
         ),
     )
-    click.echo(f"recorded run {result.run_id}")
+    echo(guard, f"recorded run {result.run_id}")
     for line in summarize(result):
-        click.echo(line)
+        echo(guard, line)
     return True

@@ -35,10 +35,12 @@ def command(
     """
     from pathlib import Path
 
+    from fcreplay.commands.output import echo, guard_of
     from fcreplay.engine.runner import ReplayOptions, replay
     from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(config_path)
+    guard = guard_of(str(suite.config.source))
     result = replay(
         suite,
         ReplayOptions(
@@ -50,9 +52,9 @@ def command(
             processes=jobs,
         ),
     )
-    click.echo(f"replayed run {result.run_id}")
+    echo(guard, f"replayed run {result.run_id}")
     for line in summarize(result):
-        click.echo(line)
+        echo(guard, line)
     problems = result.problems
     shown: set[str] = set()
     for record in problems:
@@ -61,12 +63,13 @@ def command(
             continue  # every attempt of a unit without a cassette says the same
         shown.add(message)
         if len(shown) > 20:
-            click.echo(f"  ... and more; see {result.log_path}", err=True)
+            echo(guard, f"  ... and more; see {result.log_path}", err=True)
             break
-        click.echo(f"  {record.unit} #{record.attempt}: {message}", err=True)
+        echo(guard, f"  {record.unit} #{record.attempt}: {message}", err=True)
         drift = record.drift
         for change in (drift.changes or ()) if drift else ():
-            click.echo(
+            echo(
+                guard,
                 f"      {change.path or '/'}: recorded {_show(change.before)}, "
                 f"now {_show(change.after)}",
                 err=True,

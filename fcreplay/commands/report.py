@@ -33,15 +33,16 @@ def command(
     runs folder). Every figure is recomputed from the run log alone; attempts
     with transport errors are counted apart and left out of the denominators.
     """
-    from fcreplay.atomic import write_text_atomically
+    from fcreplay.commands.output import echo, guard_of, write_output
     from fcreplay.commands.runarg import read_run
     from fcreplay.render.report import render
 
+    guard = guard_of(config_path)
     path, records = read_run(run, config_path)
     text = render(records, output_format)
     if output:
-        write_text_atomically(output, text)
-        click.echo(f"report of {path} written to {output}")
+        write_output(guard, output, text)
+        echo(guard, f"report of {path} written to {output}")
     else:
-        click.echo(text, nl=False)
+        echo(guard, text, nl=False)
     return True

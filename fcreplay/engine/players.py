@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from fcreplay.canonical import same_value
 from fcreplay.cassettes.interactions import Interaction, RecordedRequest
-from fcreplay.cassettes.redaction import scrub_headers, scrub_url
+from fcreplay.cassettes.redaction import SecretGuard, scrub_headers, scrub_url
 from fcreplay.cassettes.unit import PlacedInteraction
 from fcreplay.neutral import RoundTrip, TransportError, WireRequest, WireResponse
 from fcreplay.record import Aborted
@@ -65,9 +65,17 @@ class Recorder(Player, Protocol):
 class LivePlayer:
     """Sends requests to the provider and keeps every HTTP round trip."""
 
-    def __init__(self, transport: Transport, attempt: int) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        attempt: int,
+        guard: SecretGuard | None = None,
+        secret_headers: tuple[str, ...] = (),
+    ) -> None:
         self._transport = transport
         self._attempt = attempt
+        self._guard = guard
+        self._secret_headers = secret_headers
         self.recorded: list[PlacedInteraction] = []
 
     def answer(self, request: WireRequest, *, step: int) -> Answer:
@@ -76,14 +84,21 @@ class LivePlayer:
         except TransportError as exc:
             return Aborted(exc.kind, str(exc))
         response = sent.response
+        if self._guard is not None:
+            # Whatever a secret header carried is refused wherever it turns up later.
+            for headers in (sent.request_headers, response.headers):
+                for name, value in headers.items():
+                    if name.lower() in self._secret_headers:
+                        self._guard.add(value)
+        secret = self._secret_headers
         interaction = Interaction(
             RecordedRequest(
                 sent.method,
                 scrub_url(sent.url),
-                scrub_headers(sent.request_headers),
+                scrub_headers(sent.request_headers, secret),
                 sent.request_body,
             ),
-            replace(response, headers=scrub_headers(response.headers)),
+            replace(response, headers=scrub_headers(response.headers, secret)),
         )
         self.recorded.append(
             PlacedInteraction(self._attempt, step, interaction, request.body_sha256)

@@ -17,7 +17,7 @@ from typing import Literal
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import get_adapter
-from fcreplay.cassettes.redaction import refuse_leaks
+from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.cassettes.store import CassetteMeta
 from fcreplay.cassettes.unit import UnitCassette
 from fcreplay.engine.attempt import run_attempt
@@ -108,7 +108,7 @@ def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = 
 def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = None) -> RunResult:
     """Run the suite from its cassettes, offline: drift and missing recordings are findings."""
     units = _units(suite, options)
-    source = ReplaySource(options.observer)
+    source = ReplaySource(options.observer, SecretGuard(suite.config.secret_values()))
     processes = _processes(options.processes, len(units))
     return _run(suite, options, units, _adapters(units), source, progress, processes=processes)
 
@@ -184,8 +184,7 @@ def _run(
         def emit(record: AttemptRecord) -> None:
             line = record_line(record)
             with lock:
-                if source.secrets:
-                    refuse_leaks(line, source.secrets, where=f"run log {log_path}")
+                source.guard.check(line, where=f"run log {log_path}")
                 writer.append_line(record.key, line)
                 records.append(record)
             progress.advance(record)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.cassettes.store import Cassette
 from fcreplay.cassettes.unit import UnitCassette
 from fcreplay.engine.plan import Unit
@@ -57,8 +58,8 @@ class Source(Protocol):
     """Goes into the run id."""
     durable: bool
     """Whether each log record is synced to disk (recorded attempts cost money)."""
-    secrets: Sequence[str]
-    """Values that must never be written (the keys in use)."""
+    guard: SecretGuard
+    """What every written line is checked against (the credentials in use, key shapes)."""
 
     def reads_cassettes(self, *, resuming: bool) -> bool: ...
 
@@ -76,10 +77,10 @@ class ReplaySource:
 
     label: Literal["record", "replay"] = "replay"
     durable = False
-    secrets: Sequence[str] = ()
 
-    def __init__(self, observer: CassetteObserver | None) -> None:
+    def __init__(self, observer: CassetteObserver | None, guard: SecretGuard) -> None:
         self._observer = observer
+        self.guard = guard
 
     def reads_cassettes(self, *, resuming: bool) -> bool:
         return True
@@ -136,10 +137,8 @@ class RecordSource:
         transports: Mapping[str, Transport] | None,
     ) -> None:
         self._mode = record_mode
-        names = {u.target.api_key_env for u in units if u.target.api_key_env}
-        self.secrets: Sequence[str] = [
-            os.environ[name] for name in sorted(names) if os.environ.get(name)
-        ]
+        self.guard = SecretGuard(suite.config.secret_values())
+        self._secret_headers = suite.config.secret_headers
         self._transports: dict[str, Transport] = dict(transports or {})
         for target in {u.target.name: u.target for u in units}.values():
             if target.name not in self._transports:
@@ -154,7 +153,14 @@ class RecordSource:
         if live and self._mode == "all":
             cassette.keep_only(finished)
         transport = self._transports[unit.target.name]
-        return _Recording(cassette, transport, self._mode, live, self.secrets, record_hint(unit))
+        return _Recording(
+            cassette,
+            transport,
+            self._mode,
+            live,
+            (self.guard, self._secret_headers),
+            record_hint(unit),
+        )
 
     def fresh_observer(self) -> CassetteObserver | None:
         return None
@@ -174,14 +180,14 @@ class _Recording:
         transport: Transport,
         mode: str,
         live: bool,
-        secrets: Sequence[str],
+        guarding: tuple[SecretGuard, tuple[str, ...]],
         hint: str,
     ) -> None:
         self._cassette = cassette
         self._transport = transport
         self._mode = mode
         self._live = live
-        self._secrets = secrets
+        self._guard, self._secret_headers = guarding
         self._hint = hint
         self._recorder: Recorder | None = None
 
@@ -190,7 +196,7 @@ class _Recording:
         if not self._live:
             placed = self._cassette.of_attempt(attempt)
             return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
-        live = LivePlayer(self._transport, attempt)
+        live = LivePlayer(self._transport, attempt, self._guard, self._secret_headers)
         if self._mode == "new_episodes":
             placed = self._cassette.of_attempt(attempt)
             replayed = ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
@@ -202,7 +208,7 @@ class _Recording:
     def keep(self, attempt: int) -> None:
         if self._recorder is not None:
             self._cassette.put(attempt, self._recorder.recorded)
-            self._cassette.save(self._secrets)
+            self._cassette.save(self._guard)
 
 
 def record_hint(unit: Unit) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 import fcreplay.strictjson as strictjson
+from fcreplay.cassettes.redaction import scrub_url
 from fcreplay.cassettes.sse import SSEDecoder
 from fcreplay.limits import DEFAULT_LIMITS
 from fcreplay.neutral import RoundTrip, StreamEvent, TransportError, WireRequest, WireResponse
@@ -33,6 +34,8 @@ class HttpTransport:
         max_bytes: int = DEFAULT_LIMITS.max_response_bytes,
     ) -> None:
         self._base_url = base_url.rstrip("/")
+        self._shown = scrub_url(self._base_url)
+        """The base URL as messages show it: without user-info or key parameters."""
         self._auth = dict([auth_header]) if auth_header else {}
         read = min(timeout, deadline)
         self._client = httpx.Client(timeout=httpx.Timeout(read, connect=min(read, 10.0)))
@@ -42,9 +45,10 @@ class HttpTransport:
     def send(self, request: WireRequest) -> RoundTrip:
         """Send one request and read the whole answer (every event of a stream)."""
         url = self._base_url + request.path
+        shown = self._shown + request.path
         content = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
         headers = {**request.headers, **self._auth}
-        budget = _Budget(url, time.monotonic() + self._deadline, self._deadline, self._max_bytes)
+        budget = _Budget(shown, time.monotonic() + self._deadline, self._deadline, self._max_bytes)
         try:
             with self._client.stream(
                 request.method, url, content=content, headers=headers
@@ -53,9 +57,10 @@ class HttpTransport:
                 answer = _read(response, budget)
         except httpx.TimeoutException as exc:
             budget.spend(0)  # a read timeout past the deadline is the deadline's
-            raise TransportError("timeout", f"{url}: timed out ({type(exc).__name__})") from None
+            raise TransportError("timeout", f"{shown}: timed out ({type(exc).__name__})") from None
         except httpx.TransportError as exc:
-            raise TransportError("connection", f"{url}: {exc}") from None
+            message = str(exc).replace(self._base_url, self._shown)
+            raise TransportError("connection", f"{shown}: {message}") from None
         return RoundTrip(request.method, url, dict(request.headers), request.body, answer)
 
     def close(self) -> None:

@@ -31,11 +31,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fcreplay.atomic import write_text_atomically
+import fcreplay.strictjson as strictjson
+from fcreplay.atomic import finish_group, write_group_atomically
 from fcreplay.canonical import canonical_json
+from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.errors import InputError
+from fcreplay.names import TARGET_NAME, is_name
 from fcreplay.record import AttemptRecord
-from fcreplay.sources import load_json
+from fcreplay.sources import line_of, load_json, pointer
 from fcreplay.version import __version__
 
 GOLDEN_FORMAT = 1
@@ -61,7 +64,7 @@ class SignatureCount:
         if self.signature is None:
             return {"kind": None, "calls": []}
         kind, names, arguments = self.signature
-        values = json.loads(arguments)
+        values = strictjson.loads(arguments)
         calls = [{"name": n, "arguments": a} for n, a in zip(names, values, strict=False)]
         return {"kind": kind, "calls": calls}
 
@@ -131,14 +134,50 @@ class GoldenEntry:
         """Read an entry; `kind` and `calls` are derived from the signature, not read."""
         provenance = data.get("provenance")
         return cls(
-            verdict=data["verdict"],
-            verdicts=tuple(sorted((str(k), int(v)) for k, v in data["verdicts"].items())),
+            verdict=_verdict(data["verdict"]),
+            verdicts=tuple(sorted((_verdict(k), _count(v)) for k, v in data["verdicts"].items())),
             signatures=tuple(
-                SignatureCount(s["signature"], int(s["count"])) for s in data["signatures"]
+                SignatureCount(_signature(s["signature"]), _count(s["count"]))
+                for s in data["signatures"]
             ),
-            findings=tuple(data["findings"]),
+            findings=tuple(_code(code) for code in data["findings"]),
             provenance=Provenance(**provenance) if provenance else None,
         )
+
+
+def _signature(value: Any) -> list[Any] | None:
+    # [kind, [names], canonical arguments]; the arguments text is parsed when shown.
+    if value is None:
+        return None
+    if not (
+        isinstance(value, list)
+        and len(value) == 3
+        and isinstance(value[0], str)
+        and isinstance(value[1], list)
+        and all(isinstance(name, str) for name in value[1])
+        and isinstance(value[2], str)
+        and isinstance(strictjson.loads(value[2]), list)
+    ):
+        raise ValueError(f"signature {value!r} is not [kind, [names], arguments JSON]")
+    return value
+
+
+def _verdict(value: Any) -> str:
+    if value not in ("pass", "fail", "error"):
+        raise ValueError(f"verdict {value!r} is not pass, fail or error")
+    return str(value)
+
+
+def _code(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"finding code {value!r} is not a string")
+    return value
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"count {value!r} is not a whole number of at least 1")
+    return value
 
 
 def _short(value: Any, limit: int = 48) -> str:
@@ -217,16 +256,25 @@ class GoldenFile:
 
 
 def golden_path(folder: Path, target: str) -> Path:
-    """golden/<target>.json"""
+    """golden/<target>.json; a target that is not a valid name (`../x`, `/abs`) is an
+    InputError, so no golden file is ever read or written outside the folder."""
+    if not is_name(TARGET_NAME, target):
+        raise InputError.at(
+            folder,
+            None,
+            f"target {target!r} is not a valid target name ({TARGET_NAME.pattern}); "
+            "the run log or golden file naming it was edited or damaged",
+        )
     return folder / f"{target}.json"
 
 
 def load_golden(folder: Path, target: str) -> GoldenFile | None:
     """The golden file of `target`, or None when there is none yet."""
     path = golden_path(folder, target)
+    finish_group(folder)  # an update killed after its commit point is finished first
     if not path.exists():
         return None
-    document, _ = load_json(path)
+    document, text = load_json(path)
     version = document.get("fcreplay_golden") if isinstance(document, dict) else None
     if version != GOLDEN_FORMAT:
         raise InputError.at(
@@ -235,13 +283,23 @@ def load_golden(folder: Path, target: str) -> GoldenFile | None:
             f"golden format {version!r}, this fcreplay reads {GOLDEN_FORMAT}; recreate it with "
             "`fcreplay golden update --reason ...`",
         )
-    golden = GoldenFile(document.get("target", target))
+    golden = GoldenFile(target)
+    where = "entries"
     try:
         for case_id, variants in document["entries"].items():
             for variant, entry in variants.items():
-                golden.entries[(case_id, variant)] = GoldenEntry.from_json(entry)
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise InputError.at(path, None, f"malformed golden entry ({exc!r})") from None
+                where = f"entry {case_id}/{variant}"
+                golden.entries[(str(case_id), str(variant))] = GoldenEntry.from_json(entry)
+    except (KeyError, TypeError, AttributeError, ValueError, OverflowError) as exc:
+        detail = f"missing key {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+        raise InputError.at(
+            path,
+            line_of(text, pointer("entries", *where.split(" ", 1)[-1].split("/", 1)))
+            if where != "entries"
+            else None,
+            f"malformed golden {where}: {detail}; restore the file from version control or "
+            "recreate it with `fcreplay golden update --reason ...`",
+        ) from None
     return golden
 
 
@@ -270,12 +328,17 @@ def update_golden(
     case_ids: Sequence[str] = (),
     prune: bool = False,
     now: datetime | None = None,
+    guard: SecretGuard | None = None,
 ) -> list[UpdateResult]:
     """Set the selected entries from a run's records; only changed entries get new provenance.
 
     `prune` also deletes the selected targets' entries (of the selected cases) that
-    the run has no attempt for.
+    the run has no attempt for. Every changed file is written, or none is: a kill at
+    any moment leaves all of them as they were or all of them updated. A file that
+    would hold a credential refuses the whole update.
     """
+    guard = guard or SecretGuard()
+    changed: dict[str, str] = {}
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     results = []
     for target, seen in observe(records).items():
@@ -311,7 +374,11 @@ def update_golden(
         path = golden_path(folder, target)
         result = UpdateResult(target, path, tuple(updated), unchanged, tuple(removed))
         if result.written:
-            folder.mkdir(parents=True, exist_ok=True)
-            write_text_atomically(path, golden.to_text())
+            text = golden.to_text()
+            guard.check(text, where=f"golden file {path}")
+            changed[path.name] = text
         results.append(result)
+    if changed:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_group_atomically(folder, changed)
     return results

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import fcreplay.names as names
 import fcreplay.strictjson as strictjson
 from fcreplay.errors import InputError, Problem
 from fcreplay.inputs.contract import Contract
 from fcreplay.neutral import Message, ToolChoice
 from fcreplay.sources import json_problem, read_text
 
-CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+CASE_ID = names.CASE_ID
 """Case ids become file names, so they are restricted to a safe set."""
 
 ExpectedKind = Literal["tool_call", "text", "refusal"]
@@ -123,7 +123,7 @@ def _parse_case(line: str, number: int, contract: Contract) -> Case:
         raise _CaseProblem("a case is a JSON object, one per line")
     _reject_unknown(raw, _CASE_KEYS, "case")
     case_id = raw.get("id")
-    if not isinstance(case_id, str) or not CASE_ID.match(case_id):
+    if not isinstance(case_id, str) or not names.is_name(CASE_ID, case_id):
         raise _CaseProblem(
             f"case id {case_id!r} must match {CASE_ID.pattern} (it becomes a file name)"
         )

@@ -11,17 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from fcreplay.adapters.registry import get_adapter
+from fcreplay.cassettes.redaction import url_secrets
 from fcreplay.errors import InputError
 from fcreplay.limits import DEFAULT_LIMITS, LIMIT_KEYS, Limits, limit_value, positive_seconds
+from fcreplay.names import TARGET_NAME, is_name
+from fcreplay.names import VARIANTS as VARIANTS
 from fcreplay.schemadiff.classes import ALLOWABLE
 from fcreplay.sources import read_text
 
-VARIANTS = ("auto", "forced", "no_tools", "reversed")
-"""auto: tools, model chooses; forced: the expected tool is forced (argument filling);
-no_tools: control run with no tools; reversed: tool order reversed (position bias)."""
-
-TARGET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
 
 
 @dataclass(frozen=True)
@@ -72,6 +71,16 @@ class SuiteConfig:
     targets: tuple[Target, ...] = ()
     limits: Limits = DEFAULT_LIMITS
     """Bounds on what is read and recorded (keys `max_json_depth`, ... at top level)."""
+    secret_headers: tuple[str, ...] = ()
+    """Header names whose values are credentials: never recorded, refused in any output."""
+
+    def secret_values(self) -> list[str]:
+        """The credentials this suite handles: the values of its key variables (where
+        set) and what its base URLs carry in user-info or key parameters."""
+        values = [os.environ.get(t.api_key_env, "") for t in self.targets if t.api_key_env]
+        for target in self.targets:
+            values += url_secrets(target.base_url)
+        return [value for value in values if value]
 
     def target(self, name: str) -> Target:
         """Return the target called `name` or raise an InputError listing the others."""
@@ -149,6 +158,14 @@ def _schema_diff_classes(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _header_names(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and HEADER_NAME.match(v) for v in value
+    ):
+        raise ValueError('must be a list of HTTP header names, e.g. ["x-portkey-api-key"]')
+    return tuple(v.lower() for v in value)
+
+
 def _adapter(value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ValueError('must be an adapter name or "package.module:attribute"')
@@ -168,9 +185,9 @@ def _env_name(value: Any) -> str:
 
 
 def _target_name(value: Any) -> str:
-    if not isinstance(value, str) or not TARGET_NAME.match(value):
+    if not is_name(TARGET_NAME, value):
         raise ValueError(f"must match {TARGET_NAME.pattern} (it becomes a folder name)")
-    return value
+    return str(value)
 
 
 def _base_url(value: Any) -> str:
@@ -199,6 +216,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "max_retries": _count,
     "simulator_script": _path,
     "schema_diff_allow": _schema_diff_classes,
+    "secret_headers": _header_names,
     **{key: _limit(key) for key in LIMIT_KEYS},
 }
 _TARGET_FIELDS: dict[str, FieldRule] = {

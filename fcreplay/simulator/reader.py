@@ -11,6 +11,7 @@ import fcreplay.strictjson as strictjson
 from fcreplay.adapters.registry import adapters
 from fcreplay.errors import InputError, Problem
 from fcreplay.inputs.cases import CASE_ID
+from fcreplay.names import is_name
 from fcreplay.simulator.script import (
     FALLBACK_TEXT,
     FAULT_KINDS,
@@ -120,7 +121,7 @@ class _Reader:
         return Script(tuple(cases), faults, fallback, self.source)
 
     def case(self, case_id: str, raw: Any, where: tuple[str | int, ...]) -> ScriptCase | None:
-        if not CASE_ID.match(case_id):
+        if not is_name(CASE_ID, case_id):
             self.fail(where, f"case id must match {CASE_ID.pattern}")
         body = self.object(raw, where, "a case")
         if body is None:
