@@ -143,11 +143,11 @@ _SHORTEST = 8
 
 
 def url_secrets(url: str | None) -> list[str]:
-    """The credentials a URL carries: its user-info password (and user), its key values."""
+    """The credentials a URL carries: its user-info password and its key parameters."""
     if not url:
         return []
     parts = urlsplit(url)
-    found = [value for value in (parts.password, parts.username) if value]
+    found = [parts.password] if parts.password else []
     found += [v for k, v in parse_qsl(parts.query) if k.lower() in SECRET_QUERY_KEYS and v]
     return found
 
