@@ -13,7 +13,9 @@ from typing import IO
 
 import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
+from fcreplay.confine import confined
 from fcreplay.errors import InputError
+from fcreplay.names import RUN_ID, is_name
 from fcreplay.record import AttemptKey, AttemptRecord, RecordShapeError
 
 
@@ -147,8 +149,16 @@ def rewrite_in_order(
 
 
 def run_log_path(runs: Path, run_id: str) -> Path:
-    """Where the log of `run_id` lives."""
-    return runs / f"{run_id}.jsonl"
+    """Where the log of `run_id` lives; a run id is a name (as `new_run_id` makes them),
+    never a path, so `--resume /some/file` cannot reach outside the runs folder."""
+    if not is_name(RUN_ID, run_id):
+        raise InputError.at(
+            runs,
+            None,
+            f"{run_id!r} is not a run id: give the id of a run in {runs} "
+            "(its file name without .jsonl), not a path",
+        )
+    return confined(runs / f"{run_id}.jsonl", runs)
 
 
 def newest_run_log(runs: Path) -> Path:

@@ -62,8 +62,12 @@ def plan_units(
     variants: Sequence[str] = (),
     case_ids: Sequence[str] = (),
 ) -> list[Unit]:
-    """Units in a stable order (target, variant, case), filtered by the selections."""
+    """Units in a stable order (target, variant, case), filtered by the selections.
+
+    A name selected twice counts once, so no attempt is run or logged twice.
+    """
     config = suite.config
+    targets, variants, case_ids = (list(dict.fromkeys(s)) for s in (targets, variants, case_ids))
     chosen_targets = [config.target(name) for name in targets] or list(config.targets)
     if not chosen_targets:
         raise InputError.at(

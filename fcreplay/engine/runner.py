@@ -20,6 +20,7 @@ from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.cassettes.store import CassetteMeta
 from fcreplay.cassettes.unit import UnitCassette
+from fcreplay.confine import confined
 from fcreplay.engine.attempt import run_attempt
 from fcreplay.engine.plan import Unit, plan_units
 from fcreplay.engine.players import Player, Transport
@@ -227,7 +228,7 @@ class _Run:
         repetitions = self.suite.config.repetitions
         adapter = self.adapters[unit.target.adapter]
         meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
-        path = unit.cassette_path(self.cassettes)
+        path = confined(unit.cassette_path(self.cassettes), self.cassettes)
         limits = self.suite.config.limits
         cassette = (
             UnitCassette.load(path, meta, limits) if self.reads_disk else UnitCassette(path, meta)

@@ -35,6 +35,7 @@ import fcreplay.strictjson as strictjson
 from fcreplay.atomic import finish_group, write_group_atomically
 from fcreplay.canonical import canonical_json
 from fcreplay.cassettes.redaction import SecretGuard
+from fcreplay.confine import confined
 from fcreplay.errors import InputError
 from fcreplay.names import TARGET_NAME, is_name
 from fcreplay.record import AttemptRecord
@@ -265,7 +266,7 @@ def golden_path(folder: Path, target: str) -> Path:
             f"target {target!r} is not a valid target name ({TARGET_NAME.pattern}); "
             "the run log or golden file naming it was edited or damaged",
         )
-    return folder / f"{target}.json"
+    return confined(folder / f"{target}.json", folder)
 
 
 def load_golden(folder: Path, target: str) -> GoldenFile | None:

@@ -217,6 +217,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "simulator_script": _path,
     "schema_diff_allow": _schema_diff_classes,
     "secret_headers": _header_names,
+    "allow_outside_project": _bool,
     **{key: _limit(key) for key in LIMIT_KEYS},
 }
 _TARGET_FIELDS: dict[str, FieldRule] = {
@@ -293,9 +294,16 @@ def _build(table: dict[str, Any], source: Path, text: str, prefix: str) -> Suite
         if key not in values:
             raise InputError.at(source, None, f"{prefix}{key} is required")
     root = source.parent
+    outside_allowed = values.pop("allow_outside_project", False)
     for key, value in list(values.items()):
         if isinstance(value, Path):
             values[key] = root / value
+            if not outside_allowed and not _inside(values[key], root):
+                raise fail(
+                    key,
+                    f"{str(value)!r} leads outside the project folder {root.resolve()}; "
+                    "move it inside, or set allow_outside_project = true if that is meant",
+                )
     for key in ("cassettes", "golden", "runs"):
         values.setdefault(key, root / key)
     raw_targets = table.get("targets", [])
@@ -325,6 +333,12 @@ def _build(table: dict[str, Any], source: Path, text: str, prefix: str) -> Suite
             raise fail(f"{label}.name", f"duplicate target name {fields['name']!r}")
         targets.append(Target(**fields))
     return SuiteConfig(source=source, root=root, targets=tuple(targets), **values)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    # Symlinks followed: a committed link must not carry reads or writes elsewhere.
+    resolved, base = path.resolve(), root.resolve()
+    return resolved == base or base in resolved.parents
 
 
 def _line_of_key(text: str, key: str, prefix: str) -> int | None:
