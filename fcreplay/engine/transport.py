@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -68,3 +71,80 @@ def _read(response: httpx.Response) -> WireResponse:
     except ValueError:
         body = text
     return WireResponse(response.status_code, headers, body)
+
+
+@dataclass(frozen=True)
+class UpstreamHead:
+    """The status line and headers of a forwarded request's answer, before its body."""
+
+    status: int
+    headers: dict[str, str]
+    """Lower-case names; the body is handed over decoded, so the encoding headers are gone."""
+
+
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+    }
+)
+"""Request headers that describe one connection, not the request; httpx sets its own."""
+_BODY_FRAMING = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
+"""Answer headers that describe bytes the forwarder has already decoded."""
+
+
+class Forwarder:
+    """Forwards requests to any upstream URL as they came, and hands the answer back as it
+    arrives (a proxy's transport); thread-safe, one connection pool for all upstreams."""
+
+    def __init__(self, *, timeout: float) -> None:
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)), follow_redirects=False
+        )
+
+    @contextmanager
+    def open(
+        self, method: str, url: str, headers: Mapping[str, str], content: bytes | None
+    ) -> Iterator[tuple[UpstreamHead, Iterator[bytes]]]:
+        """Send a request; yield the answer's head and its decoded body, chunk by chunk.
+
+        Raises TransportError when no answer comes; a body cut short ends the chunks
+        early (what arrived is kept, as for a stream a provider breaks off).
+        """
+        sent = {name: value for name, value in headers.items() if name.lower() not in _HOP_BY_HOP}
+        # gzip is the encoding httpx always decodes; a client's `br` might not be.
+        sent["accept-encoding"] = "gzip, deflate"
+        try:
+            with self._client.stream(method, url, content=content, headers=sent) as response:
+                head = UpstreamHead(
+                    response.status_code,
+                    {
+                        name.lower(): value
+                        for name, value in response.headers.items()
+                        if name.lower() not in _BODY_FRAMING
+                    },
+                )
+                yield head, _chunks(response)
+        except httpx.TimeoutException as exc:
+            raise TransportError("timeout", f"{url}: timed out ({type(exc).__name__})") from None
+        except httpx.TransportError as exc:
+            raise TransportError("connection", f"{url}: {exc}") from None
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._client.close()
+
+
+def _chunks(response: httpx.Response) -> Iterator[bytes]:
+    try:
+        yield from response.iter_bytes()
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout):
+        return  # the upstream broke the body off: the caller keeps what arrived
