@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from fcreplay.proxy.tape import RECORD_MODES
+from fcreplay.traffic.player import RECORD_MODES
 
 
 @click.command("proxy")

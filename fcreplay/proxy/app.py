@@ -14,8 +14,8 @@ from fcreplay.proxy.lifecycle import bind, run_until_stopped, serving
 from fcreplay.proxy.routes import parse_routes
 from fcreplay.proxy.selection import Selector
 from fcreplay.proxy.service import ProxyService, ProxySettings
-from fcreplay.proxy.tape import RECORD_MODES
 from fcreplay.runlog import RunLogWriter, new_run_id, run_log_path
+from fcreplay.traffic.player import RECORD_MODES
 
 Echo = Callable[[str], None]
 

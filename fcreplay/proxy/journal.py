@@ -1,16 +1,34 @@
-"""What the proxy tells: one line per exchange, and one run-log record per model exchange."""
+"""What the proxy tells: one line per exchange, and one run-log record per model exchange.
+
+Records are the client-traffic records (`traffic.records`): `case_id` is the
+cassette's name and `variant` the exchange's place among that cassette's model
+exchanges in this run (`exchange-0`, ...). Each call is checked against the tools
+its request declared (or `contract`, when given): an undeclared tool, arguments
+that are not JSON or break the schema are findings and fail the record. A
+request without a recorded answer is logged as an `error` record whose
+`transport_error` says `missing_interaction`.
+"""
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
+from fcreplay.adapters import get_adapter
+from fcreplay.cassettes.inspection import parse_response
 from fcreplay.cassettes.interactions import Interaction, RecordedResponse
-from fcreplay.proxy.judging import judge_exchange
-from fcreplay.proxy.service import Outcome
-from fcreplay.record import AttemptRecord
+from fcreplay.decision import Decision, ProviderError
+from fcreplay.finding import Finding
+from fcreplay.inputs.contract import Contract
+from fcreplay.judge.expectations import validate_call
+from fcreplay.proxy.service import MISS_STATUS, MISS_TYPE, Outcome
+from fcreplay.record import Aborted, AttemptRecord
 from fcreplay.runlog import RunLogWriter
+from fcreplay.sources import pointer
+from fcreplay.traffic.judging import ModelExchange
+from fcreplay.traffic.records import Conversation, exchange_records
 
 HOWS = ("recorded", "replayed", "miss", "error")
 
@@ -24,9 +42,11 @@ class ProxyJournal:
         target: str,
         echo: Callable[[str], None] | None,
         writer: RunLogWriter | None,
+        contract: Contract | None = None,
     ) -> None:
         self.run_id = run_id
         self.target = target
+        self.contract = contract
         self._echo = echo
         self._writer = writer
         self._lock = threading.Lock()
@@ -53,21 +73,37 @@ class ProxyJournal:
                 self._echo(_line(outcome, record))
 
     def _record(self, outcome: Outcome) -> AttemptRecord | None:
-        adapter = outcome.destination.adapter
-        if adapter is None or (outcome.how == "error" and outcome.response is None):
+        api = outcome.destination.adapter
+        if api is None or (outcome.interaction is None and outcome.how != "miss"):
             return None
-        self._ordinals[outcome.cassette.name] += 1
-        response = outcome.response or RecordedResponse(0, {}, None)
-        return judge_exchange(
-            Interaction(outcome.request, response),
-            adapter,
-            run_id=self.run_id,
-            target=self.target,
-            case_id=outcome.cassette.name,
-            ordinal=self._ordinals[outcome.cassette.name],
+        name = outcome.cassette.name
+        index = self._ordinals[name]
+        self._ordinals[name] += 1
+        if outcome.interaction is None:
+            # The client got a provider-shaped error; the record says why it came.
+            message = outcome.message or ""
+            interaction = Interaction(outcome.request, RecordedResponse(MISS_STATUS, {}, None))
+            result: Decision | ProviderError = ProviderError(
+                MISS_STATUS, MISS_TYPE, None, message, False
+            )
+        else:
+            interaction = outcome.interaction
+            result = parse_response(api, interaction)
+        exchange = ModelExchange(index, api, interaction, result)
+        contract = self.contract or _declared(exchange)
+        conversation = Conversation(self.run_id, self.target, name, contract=contract)
+        found = _call_findings(result, contract)
+        (record,) = exchange_records(
+            conversation,
+            [exchange],
+            findings={index: found},
+            expectations={},
             elapsed_ms=outcome.elapsed_ms,
-            miss=outcome.message if outcome.how == "miss" else None,
         )
+        if outcome.how == "miss":
+            record = replace(record, transport_error=Aborted("missing_interaction", message))
+        # exchange_records times the first exchange of a conversation only; here each is one.
+        return replace(record, elapsed_ms=outcome.elapsed_ms)
 
     def summary(self) -> str:
         """`3 recorded, 0 replayed, 1 miss, 0 error; run log runs/....jsonl`."""
@@ -83,12 +119,33 @@ class ProxyJournal:
                 self._writer = None
 
 
+def _declared(exchange: ModelExchange) -> Contract:
+    """The tools the request itself declared, as the contract its calls answer to."""
+    sent_tools = getattr(get_adapter(exchange.api), "sent_tools", None)
+    body = exchange.request_body
+    if sent_tools is None or not isinstance(body, dict):
+        return Contract(())
+    return Contract(tuple(sent_tools(body)))
+
+
+def _call_findings(result: Decision | ProviderError, contract: Contract) -> list[Finding]:
+    if not isinstance(result, Decision):
+        return []
+    return [
+        replace(finding, path=pointer("calls", index) + finding.path)
+        for index, call in enumerate(result.calls)
+        for finding in validate_call(call, contract)
+    ]
+
+
 def _line(outcome: Outcome, record: AttemptRecord | None) -> str:
     path = outcome.destination.path.split("?", 1)[0]
-    status = f" {outcome.response.status}" if outcome.response is not None else ""
+    response = outcome.interaction.response if outcome.interaction is not None else None
+    status = f" {response.status}" if response is not None else ""
     head = f"{outcome.how} {outcome.cassette.name}: {outcome.request.method} {path}{status}"
     if outcome.message is not None:
-        return f"{head}: {outcome.message}"
+        first = outcome.message.splitlines()[0] if outcome.message else ""
+        return f"{head}: {first}"
     if record is not None and record.steps:
         decision = record.steps[0].decision
         calls = ", ".join(call.name for call in decision.calls)

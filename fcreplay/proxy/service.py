@@ -6,38 +6,36 @@ provider-shaped error answer, never an exception.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
-from urllib.parse import parse_qsl, urlsplit
 
 from fcreplay.adapters import get_adapter
-from fcreplay.cassettes.interactions import Interaction, RecordedRequest, RecordedResponse
-from fcreplay.cassettes.redaction import (
-    SECRET_HEADERS,
-    SECRET_QUERY_KEYS,
-    scrub_headers,
-    scrub_url,
-)
-from fcreplay.cassettes.sse import decode_data
-from fcreplay.cassettes.store import CassetteMeta
+from fcreplay.cassettes.interactions import Interaction, RecordedRequest
 from fcreplay.decision import ProviderError
-from fcreplay.engine.transport import Forwarder
+from fcreplay.engine.transport import Forwarder, UpstreamHead
 from fcreplay.errors import InputError, SecretLeakError
 from fcreplay.exchange import TransportError
-from fcreplay.proxy.forward import body_bytes, forward, replayed
+from fcreplay.proxy.forward import forward
 from fcreplay.proxy.http import IncomingRequest, OutgoingReply
 from fcreplay.proxy.routes import Destination, RouteTable
 from fcreplay.proxy.selection import CASSETTE_HEADER, Choice, Selector
-from fcreplay.proxy.tape import Miss, RecordMode, RequestKey, Tape
+from fcreplay.traffic.cassette import traffic_meta
+from fcreplay.traffic.matching import Miss
+from fcreplay.traffic.player import Live, RecordMode, Replayed, TrafficPlayer
+from fcreplay.traffic.wire import ClientRequest, read_response, reply_of
 
 PROXY_HEADER = "x-fcreplay-proxy"
 """Header on every answer: `replayed`, `recorded`, `miss` or `error`."""
 MISS_STATUS = 400
 """Status of a request with no recorded answer: one that no SDK retries."""
 MISS_TYPE = "fcreplay_no_recording"
+REPLAY_ORIGIN = "http://127.0.0.1"
+"""The origin a request is taken to go to when no upstream is configured (replay only):
+matching compares paths, never hosts."""
 
 _UNRECORDED_HEADERS = frozenset(
     {
@@ -65,8 +63,9 @@ class Outcome:
     how: str
     """`replayed`, `recorded`, `miss` or `error`."""
     request: RecordedRequest
-    response: RecordedResponse | None
-    """None for a miss or an error of the proxy's own."""
+    """The request as a cassette keeps it (no credentials)."""
+    interaction: Interaction | None
+    """The request with the answer it got; None for a miss or the proxy's own error."""
     message: str | None
     """What went wrong, for a miss or an error."""
     elapsed_ms: int
@@ -98,10 +97,10 @@ class ProxyService:
         self.settings = settings
         self._forwarder = forwarder
         self._journal = journal
-        self._tapes: dict[Path, Tape] = {}
+        self._players: dict[Path, TrafficPlayer] = {}
         self._lock = threading.Lock()
         self.refused: list[str] = []
-        """Exchanges not written because the cassette would have held a credential."""
+        """Why exchanges were not written: the cassette would have held a credential."""
 
     def handle(self, incoming: IncomingRequest) -> OutgoingReply:
         """Answer one request (never raises for anything the client or upstream did)."""
@@ -111,120 +110,86 @@ class ProxyService:
             adapter = self.settings.routes.resolve(incoming.target).adapter
             return _error_reply(adapter, 400, f"fcreplay proxy: {choice}", "error")
         destination = self.settings.routes.resolve(choice.target)
-        body = _decoded(incoming.body)
-        recorded = RecordedRequest(
+        sent = {k: v for k, v in incoming.headers.items() if k != CASSETTE_HEADER}
+        # The cassette's copy: credentials still in (the player collects them to refuse
+        # them in the file, and leaves them out of it), the noisy headers not.
+        request = ClientRequest(
             incoming.method,
-            scrub_url(destination.url or destination.path),
-            _kept_headers(incoming.headers),
-            body,
+            destination.url or REPLAY_ORIGIN + destination.path,
+            _kept(sent),
+            incoming.body or b"",
         )
+        recorded = request.recorded()
 
-        def finished(how: str, response: RecordedResponse | None, message: str | None) -> None:
+        def finished(how: str, interaction: Interaction | None, message: str | None) -> None:
             elapsed = int((time.monotonic() - started) * 1000)
-            self._journal.note(
-                Outcome(choice, destination, how, recorded, response, message, elapsed)
-            )
+            outcome = Outcome(choice, destination, how, recorded, interaction, message, elapsed)
+            self._journal.note(outcome)
 
         try:
-            tape = self._tape(choice)
+            player = self._player(choice)
         except InputError as exc:
             finished("error", None, str(exc))
             return _error_reply(destination.adapter, 500, f"fcreplay proxy: {exc}", "error")
-        key = RequestKey.of(incoming.method, destination.path, body)
-        miss: Miss | None = None
-        if tape.replays:
-            answer = tape.play(key)
-            if isinstance(answer, RecordedResponse):
-                finished("replayed", answer, None)
-                return replayed(answer, recorded.uri, {PROXY_HEADER: "replayed"})
-            miss = answer
-        if not tape.records:
-            assert miss is not None
-            finished("miss", None, miss.message)
-            text = f"fcreplay proxy: {miss.message} (record mode {tape.mode})"
+        found = player.lookup(request)
+        if isinstance(found, Replayed):
+            finished("replayed", found.interaction, None)
+            recorded_reply = reply_of(found.interaction.response, found.interaction.request.uri)
+            headers = recorded_reply.headers | {PROXY_HEADER: "replayed"}
+            if found.interaction.response.events is None:
+                return OutgoingReply(recorded_reply.status, headers, recorded_reply.content)
+            return OutgoingReply(recorded_reply.status, headers, chunks=recorded_reply.chunks)
+        if isinstance(found, Miss):
+            finished("miss", None, found.message)
+            text = f"fcreplay proxy: {choice.path}: {found.message} (record mode {player.mode})"
             return _error_reply(destination.adapter, MISS_STATUS, text, "miss", MISS_TYPE)
+        assert isinstance(found, Live)
         if destination.url is None or self._forwarder is None:
             message = (
-                f"no upstream for {key.describe()}: start the proxy with --upstream URL "
-                "(or --upstream ADAPTER=URL, --route /PREFIX=URL)"
+                f"no upstream for {incoming.method} {destination.path.split('?', 1)[0]}: start "
+                "the proxy with --upstream URL (or --upstream ADAPTER=URL, --route /PREFIX=URL)"
             )
             finished("error", None, message)
             return _error_reply(destination.adapter, 502, f"fcreplay proxy: {message}", "error")
-        secrets = _credentials(incoming)
+        url = destination.url
 
-        def record(response: RecordedResponse) -> None:
+        def record(head: UpstreamHead, content: bytes) -> None:
+            response = read_response(head.status, head.headers, content, url)
+            interaction = Interaction(recorded, response)
             try:
-                tape.add(
-                    Interaction(recorded, _recorded_response(response)),
-                    secrets,
-                    destination.adapter,
-                )
+                player.keep(request, response)
+                player.save()
             except SecretLeakError as exc:
                 self.refused.append(str(exc))
-                finished("error", response, f"refused: {exc}")
+                finished("error", interaction, f"refused: {exc}")
                 return
-            finished("recorded", response, None)
+            finished("recorded", interaction, None)
 
-        headers = {k: v for k, v in incoming.headers.items() if k != CASSETTE_HEADER}
         try:
-            reply = forward(
-                self._forwarder, incoming.method, destination.url, headers, incoming.body, record
-            )
+            reply = forward(self._forwarder, incoming.method, url, sent, incoming.body, record)
         except TransportError as exc:
             finished("error", None, str(exc))
-            return _error_reply(
-                destination.adapter, 502, f"fcreplay proxy: upstream: {exc}", "error"
-            )
-        return OutgoingReply(
-            reply.status, reply.headers | {PROXY_HEADER: "recorded"}, reply.body, reply.chunks
-        )
+            message = f"fcreplay proxy: upstream: {exc}"
+            return _error_reply(destination.adapter, 502, message, "error")
+        headers = reply.headers | {PROXY_HEADER: "recorded"}
+        return OutgoingReply(reply.status, headers, reply.body, reply.chunks)
 
-    def _tape(self, choice: Choice) -> Tape:
+    def _player(self, choice: Choice) -> TrafficPlayer:
         with self._lock:
-            tape = self._tapes.get(choice.path)
-            if tape is None:
-                meta = CassetteMeta(
-                    target=self.settings.target, adapter="", variant="proxy", case_id=choice.name
-                )
-                tape = self._tapes[choice.path] = Tape(choice.path, self.settings.mode, meta)
-            return tape
+            player = self._players.get(choice.path)
+            if player is None:
+                meta = traffic_meta(self.settings.target, choice.name)
+                player = TrafficPlayer(choice.path, meta, self.settings.mode)
+                self._players[choice.path] = player
+            return player
 
 
-def _decoded(body: bytes | None) -> object:
-    if not body:
-        return None
-    try:
-        return decode_data(body.decode("utf-8"))
-    except UnicodeDecodeError:
-        return body
-
-
-def _kept_headers(headers: dict[str, str]) -> dict[str, str]:
+def _kept(headers: dict[str, str]) -> dict[str, str]:
     return {
         name: value
-        for name, value in scrub_headers(headers).items()
+        for name, value in headers.items()
         if name not in _UNRECORDED_HEADERS and not name.startswith("x-stainless-")
     }
-
-
-def _recorded_response(response: RecordedResponse) -> RecordedResponse:
-    return RecordedResponse(
-        response.status, scrub_headers(response.headers), response.body, response.events
-    )
-
-
-def _credentials(incoming: IncomingRequest) -> list[str]:
-    """The credential values the client sent: they go upstream, never into a file."""
-    found: list[str] = []
-    for name, value in incoming.headers.items():
-        if name in SECRET_HEADERS:
-            found.append(value)
-            scheme, _, rest = value.partition(" ")
-            if rest and scheme.lower() in ("bearer", "basic", "token"):
-                found.append(rest.strip())
-    query = urlsplit(incoming.target).query
-    found += [v for k, v in parse_qsl(query) if k.lower() in SECRET_QUERY_KEYS]
-    return found
 
 
 def _error_reply(
@@ -232,12 +197,9 @@ def _error_reply(
 ) -> OutgoingReply:
     headers = {"content-type": "application/json", PROXY_HEADER: how}
     if adapter is None:
-        body = {"error": {"message": message, "type": kind}}
-        return OutgoingReply(status, headers, body_bytes(body))
-    error = ProviderError(status, kind, None, message, retryable=False)
-    wire = get_adapter(adapter).render_error(error)
-    return OutgoingReply(
-        wire.status,
-        {**headers, **{k.lower(): v for k, v in wire.headers.items()}},
-        body_bytes(wire.body),
-    )
+        body: object = {"error": {"message": message, "type": kind}}
+    else:
+        wire = get_adapter(adapter).render_error(ProviderError(status, kind, None, message, False))
+        status, body = wire.status, wire.body
+        headers |= {k.lower(): v for k, v in wire.headers.items()}
+    return OutgoingReply(status, headers, json.dumps(body, ensure_ascii=False).encode("utf-8"))
