@@ -2,9 +2,8 @@
 
 Records are the client-traffic records (`traffic.records`): `case_id` is the
 cassette's name and `variant` the exchange's place among that cassette's model
-exchanges in this run (`exchange-0`, ...). Each call is checked against the tools
-its request declared (or `contract`, when given): an undeclared tool, arguments
-that are not JSON or break the schema are findings and fail the record. A
+exchanges in this run (`exchange-0`, ...). Calls are checked by `judge.free_calls`
+against the tools the request declared (or `contract`, when given). A
 request without a recorded answer is logged as an `error` record whose
 `transport_error` says `missing_interaction`.
 """
@@ -16,17 +15,14 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
-from fcreplay.adapters import get_adapter
 from fcreplay.cassettes.inspection import parse_response
 from fcreplay.cassettes.interactions import Interaction, RecordedResponse
 from fcreplay.decision import Decision, ProviderError
-from fcreplay.finding import Finding
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.expectations import validate_call
+from fcreplay.judge.free_calls import call_findings, declared_tools
 from fcreplay.proxy.service import MISS_STATUS, MISS_TYPE, Outcome
 from fcreplay.record import Aborted, AttemptRecord
 from fcreplay.runlog import RunLogWriter
-from fcreplay.sources import pointer
 from fcreplay.traffic.judging import ModelExchange
 from fcreplay.traffic.records import Conversation, exchange_records
 
@@ -90,9 +86,9 @@ class ProxyJournal:
             interaction = outcome.interaction
             result = parse_response(api, interaction)
         exchange = ModelExchange(index, api, interaction, result)
-        contract = self.contract or _declared(exchange)
+        contract = self.contract or declared_tools(api, interaction.request.body)
         conversation = Conversation(self.run_id, self.target, name, contract=contract)
-        found = _call_findings(result, contract)
+        found = call_findings(result, contract)
         (record,) = exchange_records(
             conversation,
             [exchange],
@@ -117,25 +113,6 @@ class ProxyJournal:
             if self._writer is not None:
                 self._writer.close()
                 self._writer = None
-
-
-def _declared(exchange: ModelExchange) -> Contract:
-    """The tools the request itself declared, as the contract its calls answer to."""
-    sent_tools = getattr(get_adapter(exchange.api), "sent_tools", None)
-    body = exchange.request_body
-    if sent_tools is None or not isinstance(body, dict):
-        return Contract(())
-    return Contract(tuple(sent_tools(body)))
-
-
-def _call_findings(result: Decision | ProviderError, contract: Contract) -> list[Finding]:
-    if not isinstance(result, Decision):
-        return []
-    return [
-        replace(finding, path=pointer("calls", index) + finding.path)
-        for index, call in enumerate(result.calls)
-        for finding in validate_call(call, contract)
-    ]
 
 
 def _line(outcome: Outcome, record: AttemptRecord | None) -> str:
