@@ -1,7 +1,8 @@
-"""`fcreplay check --cassette-dir DIR --contract FILE`: the verdict on a cassette set, printed."""
+"""`check --cassette-dir` and `schema-diff --contract`: verdicts on any cassette set, printed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -62,3 +63,44 @@ def check_cassettes(
             click.echo(f"golden {diff.kind}: {diff.label}")
     click.echo(result.summary())
     return result.ok
+
+
+def schema_diff_cassettes(
+    folder: Path, contract_path: Path, allow: tuple[str, ...], fmt: str
+) -> bool:
+    """Diff the tools every request in the cassettes sent against the contract; print it."""
+    from fcreplay.check_traffic import check_traffic
+    from fcreplay.inputs.contract import load_contract
+    from fcreplay.runlog import new_run_id
+
+    try:
+        result = check_traffic(
+            folder, load_contract(contract_path), run_id=new_run_id("schema"), allow=allow
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--allow'") from None
+    blocking = result.blocking
+    if fmt == "json":
+        entries = [
+            {
+                "cassette": str(path),
+                "exchange": drift.exchange.index,
+                "tool": drift.tool,
+                "pointer": drift.pointer,
+                "class": drift.kind,
+                "status": "blocking" if drift.blocking else "lossless or allowed",
+            }
+            for path, drift in result.drifts
+        ]
+        document = {"schema_diff": 1, "ok": not blocking, "blocking": len(blocking)}
+        click.echo(json.dumps({**document, "entries": entries}, ensure_ascii=False, indent=2))
+        return not blocking
+    bullet = "- " if fmt == "markdown" else ""
+    for path, drift in result.drifts:
+        status = "BLOCKING" if drift.blocking else "ok"
+        click.echo(f"{bullet}{status} {path}: {drift.line}")
+    click.echo(
+        f"{bullet}schema-diff: {len(blocking)} blocking differences in "
+        f"{len(result.records)} model exchanges of {result.cassettes} cassettes"
+    )
+    return not blocking

@@ -92,6 +92,13 @@ from fcreplay.traffic.player import RECORD_MODES
     show_default=True,
     help="Seconds to wait for an upstream answer.",
 )
+@click.option(
+    "--contract",
+    "contract",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Check each call in the run log against this contract (default: against the tools "
+    "its request declared).",
+)
 @click.option("--quiet", is_flag=True, help="Do not print a line per exchange.")
 def command(
     cassette: Path | None,
@@ -106,6 +113,7 @@ def command(
     runs: Path,
     target: str,
     timeout: float,
+    contract: Path | None,
     quiet: bool,
 ) -> bool:
     """Record and replay provider traffic on a loopback port, for any client.
@@ -135,5 +143,6 @@ def command(
         runs=runs,
         target=target,
         timeout=timeout,
+        contract=contract,
     )
     return run_proxy(options, click.echo, quiet=quiet)

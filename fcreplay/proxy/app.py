@@ -9,6 +9,7 @@ from pathlib import Path
 
 from fcreplay.engine.transport import Forwarder
 from fcreplay.errors import FcreplayError, InputError, Problem
+from fcreplay.inputs.contract import load_contract
 from fcreplay.proxy.journal import ProxyJournal
 from fcreplay.proxy.lifecycle import bind, run_until_stopped, serving
 from fcreplay.proxy.routes import parse_routes
@@ -37,6 +38,8 @@ class ProxyOptions:
     """Folder of the run log; None writes none."""
     target: str = "proxy"
     timeout: float = 600.0
+    contract: Path | None = None
+    """Calls in the run log are checked against it; default: the tools each request declared."""
 
 
 def settings_of(options: ProxyOptions) -> ProxySettings:
@@ -77,8 +80,9 @@ def _assembled(
 ) -> Iterator[tuple[ProxyService, ProxyJournal]]:
     settings = settings_of(options)
     run_id = new_run_id("proxy")
+    contract = None if options.contract is None else load_contract(options.contract)
     writer = None if options.runs is None else RunLogWriter(run_log_path(options.runs, run_id))
-    journal = ProxyJournal(run_id, settings.target, echo, writer)
+    journal = ProxyJournal(run_id, settings.target, echo, writer, contract)
     forwarder = None if settings.routes.empty else Forwarder(timeout=options.timeout)
     try:
         yield ProxyService(settings, forwarder, journal), journal
