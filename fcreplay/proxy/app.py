@@ -119,6 +119,7 @@ def run_proxy(options: ProxyOptions, say: Echo, *, quiet: bool = False) -> bool:
             server, port_file=options.port_file, ready_file=options.ready_file, on_ready=ready
         )
         say(f"fcreplay proxy stopped ({stopped_by}): {journal.summary()}")
-        for refusal in service.refused:
+        refused = service.refused + journal.refused
+        for refusal in refused:
             say(f"refused: {refusal}")
-    return not service.refused
+    return not refused

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from fcreplay.cassettes.inspection import parse_response
 from fcreplay.cassettes.interactions import Interaction, RecordedResponse
+from fcreplay.cassettes.redaction import KEY_SHAPED, refuse_leaks
 from fcreplay.decision import Decision, ProviderError
+from fcreplay.errors import SecretLeakError
 from fcreplay.inputs.contract import Contract
 from fcreplay.judge.free_calls import call_findings, declared_tools
 from fcreplay.proxy.service import MISS_STATUS, MISS_TYPE, Outcome
 from fcreplay.record import Aborted, AttemptRecord
-from fcreplay.runlog import RunLogWriter
+from fcreplay.runlog import RunLogWriter, record_line
 from fcreplay.traffic.judging import ModelExchange
 from fcreplay.traffic.records import Conversation, exchange_records
 
@@ -50,6 +52,8 @@ class ProxyJournal:
         self._ordinals: Counter[str] = Counter()
         self.records: list[AttemptRecord] = []
         """Every record written, in completion order."""
+        self.refused: list[str] = []
+        """Records not written because they would have held a credential."""
 
     @property
     def log_path(self) -> str | None:
@@ -57,16 +61,27 @@ class ProxyJournal:
         return None if self._writer is None else str(self._writer.path)
 
     def note(self, outcome: Outcome) -> None:
-        """Count, print and log one finished request."""
+        """Count, print and log one finished request.
+
+        A record that would hold a credential (a key pasted into a prompt, say) is
+        refused like a cassette; a printed line has credentials masked instead.
+        """
         with self._lock:
             self.counts[outcome.how] += 1
             record = self._record(outcome)
             if record is not None:
-                self.records.append(record)
-                if self._writer is not None:
-                    self._writer.append(record)
+                line = record_line(record)
+                try:
+                    refuse_leaks(line, outcome.secrets, where=f"run log {self.log_path}")
+                except SecretLeakError as exc:
+                    self.refused.append(str(exc))
+                    record = None
+                else:
+                    self.records.append(record)
+                    if self._writer is not None:
+                        self._writer.append_line(record.key, line)
             if self._echo is not None:
-                self._echo(_line(outcome, record))
+                self._echo(_masked(_line(outcome, record), outcome.secrets))
 
     def _record(self, outcome: Outcome) -> AttemptRecord | None:
         api = outcome.destination.adapter
@@ -113,6 +128,13 @@ class ProxyJournal:
             if self._writer is not None:
                 self._writer.close()
                 self._writer = None
+
+
+def _masked(text: str, secrets: Sequence[str]) -> str:
+    for value in secrets:
+        if len(value) >= 8:
+            text = text.replace(value, "***")
+    return KEY_SHAPED.sub("***", text)
 
 
 def _line(outcome: Outcome, record: AttemptRecord | None) -> str:

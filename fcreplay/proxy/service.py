@@ -69,6 +69,8 @@ class Outcome:
     message: str | None
     """What went wrong, for a miss or an error."""
     elapsed_ms: int
+    secrets: tuple[str, ...] = ()
+    """The credentials the client sent: whatever the journal writes must not hold them."""
 
 
 class Journal(Protocol):
@@ -120,10 +122,13 @@ class ProxyService:
             incoming.body or b"",
         )
         recorded = request.recorded()
+        secrets = request.credentials()
 
         def finished(how: str, interaction: Interaction | None, message: str | None) -> None:
             elapsed = int((time.monotonic() - started) * 1000)
-            outcome = Outcome(choice, destination, how, recorded, interaction, message, elapsed)
+            outcome = Outcome(
+                choice, destination, how, recorded, interaction, message, elapsed, secrets
+            )
             self._journal.note(outcome)
 
         try:
