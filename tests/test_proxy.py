@@ -1,4 +1,4 @@
-"""`fcreplay proxy` in front of the simulator, driven by the official SDKs: record, replay, misses."""
+"""`fcreplay proxy` before the simulator, driven by the official SDKs: record, replay, misses."""
 
 from __future__ import annotations
 
@@ -60,9 +60,10 @@ WANTED = ['get_order {"order_id":"ORD-123456"}']
 def test_record_once_then_replay_with_the_simulator_stopped_and_no_network(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with running_simulator(SCRIPT) as upstream, proxy(
-        tmp_path, record_mode="once", upstreams=(upstream,)
-    ) as running:
+    with (
+        running_simulator(SCRIPT) as upstream,
+        proxy(tmp_path, record_mode="once", upstreams=(upstream,)) as running,
+    ):
         sdk = client(running.url, "orders/lookup")
         assert ask(sdk, stream=False) == WANTED
         assert ask(sdk, stream=True) == WANTED
@@ -93,9 +94,10 @@ def test_record_once_then_replay_with_the_simulator_stopped_and_no_network(
 
 
 def test_a_path_prefix_chooses_the_cassette_as_the_header_does(tmp_path: Path) -> None:
-    with running_simulator(SCRIPT) as upstream, proxy(
-        tmp_path, record_mode="once", upstreams=(upstream,)
-    ) as running:
+    with (
+        running_simulator(SCRIPT) as upstream,
+        proxy(tmp_path, record_mode="once", upstreams=(upstream,)) as running,
+    ):
         assert ask(client(f"{running.url}/c/by-prefix"), stream=False) == WANTED
         answer = httpx.post(f"{running.url}/v1/chat/completions", json={"model": MODEL})
     assert (tmp_path / "cassettes" / "by-prefix.json").is_file()
@@ -107,9 +109,10 @@ def test_a_path_prefix_chooses_the_cassette_as_the_header_does(tmp_path: Path) -
 def test_a_miss_is_a_provider_error_naming_the_nearest_request_and_its_differences(
     tmp_path: Path,
 ) -> None:
-    with running_simulator(SCRIPT) as upstream, proxy(
-        tmp_path, record_mode="once", upstreams=(upstream,)
-    ) as running:
+    with (
+        running_simulator(SCRIPT) as upstream,
+        proxy(tmp_path, record_mode="once", upstreams=(upstream,)) as running,
+    ):
         ask(client(running.url, "t"), stream=False)
     with proxy(tmp_path, record_mode="none") as running:
         with pytest.raises(openai.BadRequestError) as raised:
@@ -136,9 +139,11 @@ def test_sixteen_concurrent_clients_keep_their_exchanges_in_their_own_cassettes(
             sdk, stream=False, user=f"client-{number}"
         )
 
-    with running_simulator(SCRIPT) as upstream, proxy(
-        tmp_path, record_mode="once", upstreams=(upstream,)
-    ) as running, ThreadPoolExecutor(clients) as pool:
+    with (
+        running_simulator(SCRIPT) as upstream,
+        proxy(tmp_path, record_mode="once", upstreams=(upstream,)) as running,
+        ThreadPoolExecutor(clients) as pool,
+    ):
         answers = list(pool.map(one, range(clients)))
     assert answers == [WANTED * 2] * clients
     for number in range(clients):
@@ -153,9 +158,10 @@ def test_no_key_the_client_sends_reaches_a_file(tmp_path: Path) -> None:
         "x-api-key": "anthropic-fake-key-0123456789",
         "x-goog-api-key": "AIzaFAKEgoogle0123456789abcdefghijklmnop",
     }
-    with running_simulator(SCRIPT) as upstream, proxy(
-        tmp_path, record_mode="all", upstreams=(upstream,)
-    ) as running:
+    with (
+        running_simulator(SCRIPT) as upstream,
+        proxy(tmp_path, record_mode="all", upstreams=(upstream,)) as running,
+    ):
         body = {"model": MODEL, "messages": [{"role": "user", "content": QUESTION}]}
         url = f"{running.url}/c/keys/v1/chat/completions?key=query-fake-key-0123456789"
         assert httpx.post(url, json=body, headers=keys).status_code == 200
@@ -167,9 +173,10 @@ def test_no_key_the_client_sends_reaches_a_file(tmp_path: Path) -> None:
 
 def test_a_cassette_that_would_hold_a_key_is_refused_and_not_written(tmp_path: Path) -> None:
     leaked = {"model": MODEL, "messages": [{"role": "user", "content": f"my key {FAKE_KEY}"}]}
-    with running_simulator(SCRIPT) as upstream, proxy(
-        tmp_path, record_mode="once", upstreams=(upstream,)
-    ) as running:
+    with (
+        running_simulator(SCRIPT) as upstream,
+        proxy(tmp_path, record_mode="once", upstreams=(upstream,)) as running,
+    ):
         answer = httpx.post(
             f"{running.url}/c/leak/v1/chat/completions",
             content=json.dumps(leaked),
