@@ -22,9 +22,8 @@ from fcreplay.adapters import api_for_url, get_adapter
 from fcreplay.cassettes.inspection import is_stream, parse_response
 from fcreplay.cassettes.interactions import Interaction
 from fcreplay.decision import Decision, ProviderError
-from fcreplay.history import History
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.history import HistoryProblem, check_history
+from fcreplay.judge.history import HistoryProblem, check_history, history_of
 from fcreplay.schemadiff.classes import ALLOWABLE
 from fcreplay.schemadiff.tool_settings import declaration_drifts
 from fcreplay.traffic.matching import show
@@ -153,22 +152,13 @@ class LoopProblem:
         return f"{self.exchange.label}: {self.problem.rule}: {self.problem.message}"
 
 
-def read_history(api: str, body: Any) -> History | None:
-    """The tool-loop view of a request body, or None when the adapter cannot read one."""
-    reader = getattr(get_adapter(api), "read_history", None)
-    if reader is None:
-        return None
-    history: History = reader(body)
-    return history
-
-
 def history_problems(
     exchanges: Sequence[ModelExchange], *, max_steps: int | None = None
 ) -> list[LoopProblem]:
     """Every tool-loop problem in the requests' histories, in exchange order."""
     found: list[LoopProblem] = []
     for exchange in exchanges:
-        history = read_history(exchange.api, exchange.request_body)
+        history = history_of(get_adapter(exchange.api), exchange.request_body)
         if history is not None:
             problems = check_history(history, max_steps=max_steps)
             found += [LoopProblem(exchange, problem) for problem in problems]
