@@ -20,7 +20,7 @@ from typing import Any
 
 from fcreplay.adapters import api_for_url, get_adapter
 from fcreplay.cassettes.inspection import is_stream, parse_response
-from fcreplay.cassettes.interactions import Interaction
+from fcreplay.cassettes.interactions import Interaction, RecordedRequest, RecordedResponse
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.inputs.contract import Contract
 from fcreplay.judge.history import HistoryProblem, check_history, history_of
@@ -39,7 +39,8 @@ class ModelExchange:
     api: str
     """The adapter that speaks its wire format."""
     interaction: Interaction
-    outcome: Decision | ProviderError
+    outcome: Decision | ProviderError | None
+    """None for a request that got no recorded answer (`unanswered`)."""
 
     @property
     def decision(self) -> Decision | None:
@@ -60,7 +61,8 @@ class ModelExchange:
     def label(self) -> str:
         """`exchange N (POST /path)`: how messages name it."""
         request = self.interaction.request
-        return f"exchange {self.index} ({request.method} {path_of(request.uri)})"
+        what = "exchange" if self.outcome is not None else "unanswered request"
+        return f"{what} {self.index} ({request.method} {path_of(request.uri)})"
 
 
 def model_exchanges(interactions: Iterable[Interaction]) -> list[ModelExchange]:
@@ -71,6 +73,17 @@ def model_exchanges(interactions: Iterable[Interaction]) -> list[ModelExchange]:
         if api is None:
             continue
         found.append(ModelExchange(len(found), api, interaction, parse_response(api, interaction)))
+    return found
+
+
+def unanswered(requests: Iterable[RecordedRequest]) -> list[ModelExchange]:
+    """Model requests that got no answer (replay misses), to judge what the code sent."""
+    found: list[ModelExchange] = []
+    for request in requests:
+        api = api_for_url(request.uri)
+        if api is not None:
+            empty = Interaction(request, RecordedResponse(0, {}, None))
+            found.append(ModelExchange(len(found), api, empty, None))
     return found
 
 
