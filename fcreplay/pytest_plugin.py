@@ -143,19 +143,34 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if call.when == "call" and report.passed:
+        test = _name(item)
+        _seen(item.config)["ran"].add((test.target, test.name))
     handle = item.stash.get(_USED, None)
     if handle is None or call.when != "call" or not handle.player.misses:
         return report
     # A request without a recording fails the test even when the code caught the error.
     text = handle.miss_report()
     report.outcome = "failed"
-    report.longrepr = text if report.longrepr is None else f"{report.longrepr}\n\n{text}"
+    # When the miss is what broke the test, the client library's traceback adds nothing.
+    if report.longrepr is None or _raised_by_miss(call):
+        report.longrepr = text
+    else:
+        report.longrepr = f"{report.longrepr}\n\n{text}"
     return report
 
 
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    test = _name(item)
-    _seen(item.config)["ran"].add((test.target, test.name))
+def _raised_by_miss(call: pytest.CallInfo[None]) -> bool:
+    from fcreplay.clients.bridge import NoRecordedAnswer
+
+    error: BaseException | None = call.excinfo.value if call.excinfo else None
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, NoRecordedAnswer):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -69,7 +69,7 @@ def test_a_miss_names_the_nearest_request_and_each_difference(tmp_path: Path) ->
         '/messages/0/content: recorded "where is my order", now "where is my parcel"',
         "/temperature: recorded 0, now 1",
     )
-    assert "nearest recorded request: interaction 0" in found.message
+    assert "the nearest recording, interaction 0, differs at:" in found.message
 
 
 def test_none_mode_without_cassette_misses_and_writes_nothing(tmp_path: Path) -> None:

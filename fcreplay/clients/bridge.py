@@ -60,13 +60,20 @@ class ClientLibrary:
 
     def client(self, player: TrafficPlayer, **kwargs: Any) -> Any:
         """A `Client` of the library whose requests `player` answers; kwargs go to it."""
-        options = {name: kwargs.pop(name) for name in TRANSPORT_OPTIONS if name in kwargs}
+        options = self._live_options(kwargs)
         return self.module.Client(transport=self._sync(self, player, options), **kwargs)
 
     def async_client(self, player: TrafficPlayer, **kwargs: Any) -> Any:
         """An `AsyncClient` of the library whose requests `player` answers."""
-        options = {name: kwargs.pop(name) for name in TRANSPORT_OPTIONS if name in kwargs}
+        options = self._live_options(kwargs)
         return self.module.AsyncClient(transport=self._async(self, player, options), **kwargs)
+
+    def _live_options(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        options = {name: kwargs.pop(name) for name in TRANSPORT_OPTIONS if name in kwargs}
+        # One connection per recorded request: tests rarely close their SDK clients, and a
+        # pooled connection would outlive the test (and its event loop, for async clients).
+        options.setdefault("limits", self.module.Limits(max_keepalive_connections=0))
+        return options
 
     def response(self, reply: Reply, *, asynchronous: bool) -> Any:
         """The library's Response for a reply, its body streamed chunk by chunk."""

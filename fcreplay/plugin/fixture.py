@@ -37,7 +37,6 @@ from fcreplay.traffic.judging import (
     history_problems,
     model_exchanges,
     tool_drifts,
-    unanswered,
 )
 from fcreplay.traffic.player import TrafficPlayer
 from fcreplay.traffic.records import Conversation, exchange_records
@@ -93,10 +92,11 @@ class Fcreplay:
 
     @property
     def exchanges(self) -> list[ModelExchange]:
-        """The model exchanges so far, each with its normalized outcome."""
-        count = len(self.player.exchanges)
+        """The model requests so far in the order sent, each with its normalized outcome
+        (None for one replay could not answer)."""
+        count = len(self.player.timeline)
         if self._seen[0] != count:
-            self._seen = (count, model_exchanges(self.player.exchanges))
+            self._seen = (count, model_exchanges(self.player.timeline))
         return self._seen[1]
 
     @property
@@ -110,7 +110,7 @@ class Fcreplay:
         misses = self.player.misses
         lines = [f"fcreplay: {len(misses)} request(s) had no recorded answer in {self.cassette}:"]
         lines += [miss.message for miss in misses[:3]]
-        sent = unanswered(miss.request for miss in misses)
+        sent = [exchange for exchange in self.exchanges if exchange.miss is not None]
         if self._contract is not None and sent:
             drifts = tool_drifts(sent, self._contract)
             lines += [f"  tools: {drift.line}" for drift in drifts if drift.blocking]
@@ -131,6 +131,7 @@ class Fcreplay:
         contract: ContractLike | None = None,
     ) -> None:
         """Judge decision `index` against a suite expectation; findings fail with codes."""
+        __tracebackhide__ = True
         chosen = self._need_contract(contract, "expect")
         exchange = self._exchange(index)
         try:
@@ -160,6 +161,7 @@ class Fcreplay:
         `allow` lists classes that do not fail (as `fcreplay schema-diff --allow`);
         `tools` the names each request must declare (default: every contract tool).
         """
+        __tracebackhide__ = True
         chosen = self._need_contract(contract, "assert_tools")
         exchanges = self.exchanges
         if not exchanges:
@@ -181,6 +183,7 @@ class Fcreplay:
 
     def assert_history(self, *, max_steps: int | None = None) -> None:
         """Check every request's history against the tool-loop rules of its wire format."""
+        __tracebackhide__ = True
         if max_steps is not None:
             self._max_steps = max_steps
         problems = history_problems(self.exchanges, max_steps=max_steps)
@@ -194,6 +197,7 @@ class Fcreplay:
     def assert_golden(self) -> None:
         """Compare the test's decision signatures with its golden entries (update with
         `--fcreplay-update`); a missing or changed entry fails."""
+        __tracebackhide__ = True
         if self._golden is None:
             raise AssertionError("fcreplay.assert_golden: no golden store in this session")
         self._golden.check(self.test, self.records())

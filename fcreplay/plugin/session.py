@@ -79,6 +79,7 @@ class PluginSession:
 
     def check(self, test: TestName, records: Sequence[AttemptRecord]) -> None:
         """Compare a test's records with its golden entries; AssertionError unless updating."""
+        __tracebackhide__ = True
         key = (test.target, test.name)
         self.checked.add(key)
         now = {(r.case_id, r.variant): entry_of([r]) for r in records}

@@ -20,13 +20,13 @@ from typing import Any
 
 from fcreplay.adapters import api_for_url, get_adapter
 from fcreplay.cassettes.inspection import is_stream, parse_response
-from fcreplay.cassettes.interactions import Interaction, RecordedRequest, RecordedResponse
+from fcreplay.cassettes.interactions import Interaction, RecordedResponse
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.inputs.contract import Contract
 from fcreplay.judge.history import HistoryProblem, check_history, history_of
 from fcreplay.schemadiff.classes import ALLOWABLE
 from fcreplay.schemadiff.tool_settings import declaration_drifts
-from fcreplay.traffic.matching import show
+from fcreplay.traffic.matching import Miss, show
 from fcreplay.traffic.wire import path_of
 
 
@@ -40,7 +40,9 @@ class ModelExchange:
     """The adapter that speaks its wire format."""
     interaction: Interaction
     outcome: Decision | ProviderError | None
-    """None for a request that got no recorded answer (`unanswered`)."""
+    """None for a request that got no recorded answer (see `miss`)."""
+    miss: Miss | None = None
+    """Why a request got no answer; None when it got one."""
 
     @property
     def decision(self) -> Decision | None:
@@ -61,29 +63,26 @@ class ModelExchange:
     def label(self) -> str:
         """`exchange N (POST /path)`: how messages name it."""
         request = self.interaction.request
-        what = "exchange" if self.outcome is not None else "unanswered request"
-        return f"{what} {self.index} ({request.method} {path_of(request.uri)})"
+        unanswered = ", no recorded answer" if self.miss is not None else ""
+        return f"exchange {self.index} ({request.method} {path_of(request.uri)}{unanswered})"
 
 
-def model_exchanges(interactions: Iterable[Interaction]) -> list[ModelExchange]:
-    """The model exchanges among `interactions`, in order, each with its normalized outcome."""
+def model_exchanges(items: Iterable[Interaction | Miss]) -> list[ModelExchange]:
+    """The model exchanges among `items` (in the order sent), each with its normalized
+    outcome; a Miss (a request replay could not answer) is one with outcome None."""
     found: list[ModelExchange] = []
-    for interaction in interactions:
+    for item in items:
+        if isinstance(item, Miss):
+            interaction = Interaction(item.request, RecordedResponse(0, {}, None))
+        else:
+            interaction = item
         api = api_for_url(interaction.request.uri)
         if api is None:
             continue
-        found.append(ModelExchange(len(found), api, interaction, parse_response(api, interaction)))
-    return found
-
-
-def unanswered(requests: Iterable[RecordedRequest]) -> list[ModelExchange]:
-    """Model requests that got no answer (replay misses), to judge what the code sent."""
-    found: list[ModelExchange] = []
-    for request in requests:
-        api = api_for_url(request.uri)
-        if api is not None:
-            empty = Interaction(request, RecordedResponse(0, {}, None))
-            found.append(ModelExchange(len(found), api, empty, None))
+        if isinstance(item, Miss):
+            found.append(ModelExchange(len(found), api, interaction, None, item))
+        else:
+            found.append(ModelExchange(len(found), api, item, parse_response(api, item)))
     return found
 
 
