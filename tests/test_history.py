@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from fcreplay.adapters import get_adapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.decision import Decision, ToolCall
-from fcreplay.exchange import Message, RequestSettings, ToolResult
 from fcreplay.inputs.contract import Contract
 from fcreplay.judge.history import check_history, history_of
+from fcreplay.neutral import Message, RequestSettings, ToolResult
 
 APIS = ("openai_chat", "openai_responses", "anthropic", "gemini")
 

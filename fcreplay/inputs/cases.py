@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fcreplay.errors import InputError, Problem
-from fcreplay.exchange import Message, ToolChoice
 from fcreplay.inputs.contract import Contract
+from fcreplay.neutral import Message, ToolChoice
 from fcreplay.sources import read_text
 
 CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")

@@ -67,11 +67,11 @@ def validate_decision(
     """Check a first-turn decision against a case's `expect`: the Case, its Expectation, or
     the JSONL dict (ValueError when the dict is malformed)."""
     if isinstance(case, Case):
-        return check_expectation(decision, case.expect, contract)
-    return check_expectation(decision, parse_expectation(case, contract), contract)
+        return judge_expectation(decision, case.expect, contract)
+    return judge_expectation(decision, parse_expectation(case, contract), contract)
 
 
-def check_expectation(
+def judge_expectation(
     decision: Decision,
     expected: Expectation,
     contract: Contract,

@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fcreplay.adapters.protocol import HistoryReader
 from fcreplay.finding import Finding
 from fcreplay.history import History, HistoryMessage
 
@@ -50,11 +51,9 @@ class HistoryProblem:
 
 def history_of(adapter: object, body: Any) -> History | None:
     """A request body's history read by the adapter's optional `read_history`, else None."""
-    reader = getattr(adapter, "read_history", None)
-    if reader is None:
+    if not isinstance(adapter, HistoryReader):
         return None
-    history: History = reader(body)
-    return history
+    return adapter.read_history(body)
 
 
 def history_finding(problem: HistoryProblem) -> Finding:

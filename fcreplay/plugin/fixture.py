@@ -28,7 +28,7 @@ from fcreplay.decision import Decision, ProviderError
 from fcreplay.finding import Finding
 from fcreplay.inputs.cases import Expectation, parse_expectation
 from fcreplay.inputs.contract import Contract, load_contract
-from fcreplay.judge.expectations import check_expectation
+from fcreplay.judge.expectations import judge_expectation
 from fcreplay.judge.history import history_finding
 from fcreplay.plugin.naming import TestName
 from fcreplay.record import AttemptRecord
@@ -143,7 +143,7 @@ class Fcreplay:
         if not isinstance(decision, Decision):
             error = f"{decision.status} {decision.message}" if decision else "no answer"
             raise AssertionError(f"fcreplay.expect: {exchange.label} got no decision: {error}")
-        found = check_expectation(decision, expectation, chosen)
+        found = judge_expectation(decision, expectation, chosen)
         self._add(exchange.index, found)
         if found:
             lines = [f"{f.code} at {f.path or '/'}: {f.message}" for f in found]

@@ -18,14 +18,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fcreplay.adapters import api_for_url, get_adapter
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.adapters.registry import api_for_url, get_adapter
 from fcreplay.cassettes.inspection import is_stream, parse_response
-from fcreplay.cassettes.interactions import Interaction, RecordedResponse
+from fcreplay.cassettes.interactions import Interaction
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.inputs.contract import Contract
 from fcreplay.judge.history import HistoryProblem, check_history, history_of
+from fcreplay.neutral import WireResponse
 from fcreplay.schemadiff.classes import ALLOWABLE
-from fcreplay.schemadiff.tool_settings import declaration_drifts
+from fcreplay.schemadiff.tool_settings import declaration_differences
 from fcreplay.traffic.matching import Miss, show
 from fcreplay.traffic.wire import path_of
 
@@ -72,15 +74,13 @@ def model_exchanges(items: Iterable[Interaction | Miss]) -> list[ModelExchange]:
     outcome; a Miss (a request replay could not answer) is one with outcome None."""
     found: list[ModelExchange] = []
     for item in items:
-        if isinstance(item, Miss):
-            interaction = Interaction(item.request, RecordedResponse(0, {}, None))
-        else:
-            interaction = item
-        api = api_for_url(interaction.request.uri)
+        request = item.request
+        api = api_for_url(request.uri)
         if api is None:
             continue
         if isinstance(item, Miss):
-            found.append(ModelExchange(len(found), api, interaction, None, item))
+            unanswered = Interaction(request, WireResponse(0))
+            found.append(ModelExchange(len(found), api, unanswered, None, item))
         else:
             found.append(ModelExchange(len(found), api, item, parse_response(api, item)))
     return found
@@ -130,13 +130,12 @@ def tool_drifts(
     found: list[ToolDrift] = []
     for exchange in exchanges:
         adapter = get_adapter(exchange.api)
-        sent_tools = getattr(adapter, "sent_tools", None)
-        if sent_tools is None:
+        if not isinstance(adapter, ReadBackAdapter):
             continue  # an adapter without read-back cannot say what was declared
-        specs = sent_tools(exchange.request_body)
+        specs = adapter.sent_tools(exchange.request_body)
         if not specs:
             continue
-        for drift in declaration_drifts(contract, adapter, False, expected, specs):
+        for drift in declaration_differences(contract, adapter, False, expected, specs):
             found.append(
                 ToolDrift(
                     exchange,

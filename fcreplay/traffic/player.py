@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fcreplay.cassettes.interactions import Interaction, RecordedResponse
+from fcreplay.cassettes.interactions import Interaction
 from fcreplay.cassettes.store import CassetteMeta
+from fcreplay.neutral import WireResponse
 from fcreplay.traffic.cassette import load_traffic, save_traffic
 from fcreplay.traffic.matching import Miss, find, miss
 from fcreplay.traffic.wire import ClientRequest
@@ -117,7 +118,7 @@ class TrafficPlayer:
             self.timeline.append(found)
             return found
 
-    def keep(self, request: ClientRequest, response: RecordedResponse) -> Interaction:
+    def keep(self, request: ClientRequest, response: WireResponse) -> Interaction:
         """Record a live round trip (credentials already out of `response`); return it."""
         interaction = Interaction(request.recorded(), response)
         with self._lock:

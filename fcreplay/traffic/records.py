@@ -17,13 +17,15 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from fcreplay.adapters import get_adapter
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import sorted_json
 from fcreplay.decision import ProviderError, signature
 from fcreplay.finding import Finding
 from fcreplay.inputs.cases import Expectation
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.repair import ArgumentCheck, check_arguments
+from fcreplay.judge.repair import ArgumentClassification, classify_arguments
+from fcreplay.neutral import RequestView, ToolChoice
 from fcreplay.record import (
     Aborted,
     AttemptError,
@@ -85,7 +87,11 @@ def _record(
     adapter = get_adapter(exchange.api)
     request = exchange.interaction.request
     body = request.body if isinstance(request.body, dict) else {}
-    view = adapter.read_request(body, request.uri)
+    view = (
+        adapter.read_request(body, request.uri)
+        if isinstance(adapter, ReadBackAdapter)
+        else RequestView(None, None, 0, (), ToolChoice(), None, exchange.stream)
+    )
     digest = _sha256(body)
     decision = exchange.decision
     error: AttemptError | None = None
@@ -93,9 +99,11 @@ def _record(
         error = exchange.outcome
     elif exchange.miss is not None:
         error = Aborted("missing_interaction", exchange.miss.message)
-    arguments: tuple[ArgumentCheck, ...] = ()
+    arguments: tuple[ArgumentClassification, ...] = ()
     if decision is not None and conversation.contract is not None:
-        arguments = tuple(check_arguments(call, conversation.contract) for call in decision.calls)
+        arguments = tuple(
+            classify_arguments(call, conversation.contract) for call in decision.calls
+        )
     steps: tuple[StepRecord, ...] = ()
     if decision is not None:
         steps = (StepRecord(0, digest, decision, arguments, (), found),)
