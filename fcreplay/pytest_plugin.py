@@ -10,7 +10,9 @@
 - `--fcreplay-update`: write golden entries (`golden/pytest/<module>.json`) instead
   of failing on missing or changed ones; unused entries are removed;
 - ini options `fcreplay_golden` (default `golden`) and `fcreplay_runs` (default
-  `runs`), relative to the rootdir.
+  `runs`), relative to the rootdir;
+- vcrpy knows the "fcreplay" serializer: pytest-recording's VCR always, and
+  vcrpy's default one (`vcr.use_cassette`) when the test modules import vcrpy.
 
 A session whose tests never ask for the fixture writes nothing. This module
 imports only pytest; the rest loads when a test first uses the fixture.
@@ -18,6 +20,7 @@ imports only pytest; the rest loads when a test first uses the fixture.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -174,6 +177,12 @@ def _raised_by_miss(call: pytest.CallInfo[None]) -> bool:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    if "vcr" in sys.modules:
+        # The test modules use vcrpy: let `vcr.use_cassette(path, serializer="fcreplay")`
+        # read fcreplay cassettes (vcrpy is never imported for a session that does not).
+        from fcreplay.cassettes.store import register_vcr_serializer
+
+        register_vcr_serializer()
     # Known names let the golden summary tell a deleted test from a deselected one.
     known = _seen(session.config)["known"]
     for item in session.items:
@@ -185,6 +194,14 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
     for item in items:
         test = _name(item)
         _seen(item.config)["known"].add((test.target, test.name))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_recording_configure(config: pytest.Config, vcr: Any) -> None:
+    """pytest-recording's VCR knows the "fcreplay" serializer (`vcr_config`)."""
+    from fcreplay.cassettes.store import register_vcr_serializer
+
+    register_vcr_serializer(vcr)
 
 
 @pytest.hookimpl(optionalhook=True)
