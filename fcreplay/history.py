@@ -14,11 +14,13 @@ from typing import Literal
 Placement = Literal["next_message", "right_after", "after"]
 """Where the results of one assistant turn's calls must stand:
 
-- `next_message`: all of them in the one message right after the turn (Anthropic
-  `tool_result` blocks, Gemini `functionResponse` parts);
+- `next_message`: all of them in the one message right after the turn (Anthropic,
+  Gemini);
 - `right_after`: one message per result, all right after the turn with nothing
-  between (OpenAI Chat `tool` messages);
-- `after`: anywhere after the call (OpenAI Responses `function_call_output` items).
+  between (OpenAI Chat);
+- `after`: anywhere after the call (OpenAI Responses).
+
+docs/providers.md §2.6, §3.5, §4.6 and §5.6 give each format's rule.
 """
 
 Pairing = Literal["id", "name"]

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from fcreplay.cassettes.interactions import RecordedResponse
 from fcreplay.cassettes.store import load_cassette
 from fcreplay.errors import InputError, SecretLeakError
-from fcreplay.exchange import StreamEvent
 from fcreplay.inputs.contract import Contract
+from fcreplay.neutral import StreamEvent, WireResponse
 from fcreplay.traffic.cassette import traffic_meta
 from fcreplay.traffic.judging import history_problems, model_exchanges, tool_drifts
 from fcreplay.traffic.matching import Miss
@@ -29,9 +28,9 @@ def chat(content: str, **extra: Any) -> ClientRequest:
     return ClientRequest("POST", URL, headers, json.dumps(body).encode())
 
 
-def answer(text: str) -> RecordedResponse:
+def answer(text: str) -> WireResponse:
     body = {"choices": [{"message": {"role": "assistant", "content": text}}]}
-    return RecordedResponse(200, {"content-type": "application/json"}, body)
+    return WireResponse(200, {"content-type": "application/json"}, body)
 
 
 def record(path: Path, *requests: ClientRequest) -> None:
@@ -69,7 +68,7 @@ def test_a_miss_names_the_nearest_request_and_each_difference(tmp_path: Path) ->
         '/messages/0/content: recorded "where is my order", now "where is my parcel"',
         "/temperature: recorded 0, now 1",
     )
-    assert "nearest recorded request: interaction 0" in found.message
+    assert "the nearest recording, interaction 0, differs at:" in found.message
 
 
 def test_none_mode_without_cassette_misses_and_writes_nothing(tmp_path: Path) -> None:
@@ -154,7 +153,7 @@ def anthropic_exchange(messages: list[dict[str, Any]], tools: list[dict[str, Any
         "stop_reason": "end_turn",
     }
     return Interaction(
-        RecordedRequest("POST", ANTHROPIC, {}, body), RecordedResponse(200, {}, response)
+        RecordedRequest("POST", ANTHROPIC, {}, body), WireResponse(200, {}, response)
     )
 
 

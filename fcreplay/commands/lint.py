@@ -22,7 +22,7 @@ def command(config_path: str | None) -> bool:
     or drops, a setting it cannot send) and notes never fail lint.
     """
     from fcreplay.inputs.suite import load_suite
-    from fcreplay.lint.suite import check_suite
+    from fcreplay.lint.suite import lint_suite
 
     suite = load_suite(config_path)
     contract = suite.contract
@@ -41,7 +41,7 @@ def command(config_path: str | None) -> bool:
     )
     if suite.executor is not None:
         click.echo(f"results   {suite.config.tool_results}: {rules} rules")
-    issues = check_suite(suite)
+    issues = lint_suite(suite)
     for target in suite.config.targets:
         mine = [issue for issue in issues if issue.target == target.name]
         counts = ", ".join(

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from fcreplay.adapters import Adapter
+from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, DecisionKind, signature
 from fcreplay.engine.conversation import Conversation, converse
@@ -14,8 +14,9 @@ from fcreplay.engine.plan import Unit, unit_settings
 from fcreplay.engine.players import Mismatch, Player
 from fcreplay.finding import Finding
 from fcreplay.inputs.suite import Suite
-from fcreplay.judge.expectations import check_expectation
-from fcreplay.judge.repair import check_arguments
+from fcreplay.judge.expectations import judge_expectation
+from fcreplay.judge.history import check_history, history_finding, history_of
+from fcreplay.judge.repair import classify_arguments
 from fcreplay.record import (
     AttemptError,
     AttemptRecord,
@@ -33,7 +34,7 @@ def run_attempt(
     attempt: int,
     player: Player,
     *,
-    adapter: Adapter,
+    adapter: ClientAdapter,
     run_id: str,
     max_retries: int,
     clock: Callable[[], float] = time.monotonic,
@@ -41,11 +42,11 @@ def run_attempt(
     """Run one attempt of a unit and return its run-log record (never raises for findings)."""
     started = clock()
     conversation = converse(suite, unit, player, adapter=adapter, max_retries=max_retries)
-    judged = _judge(suite, unit, conversation)
+    judged = _judge(suite, unit, conversation, adapter)
     error: AttemptError | None = None
     ended_by = conversation.ended_by
     if isinstance(ended_by, Mismatch):
-        # Drift is a finding about the adapter, not a failure to get an answer.
+        # SchemaChange is a finding about the adapter, not a failure to get an answer.
         judged.findings.append(_drift(ended_by, step=len(judged.steps)))
     else:
         error = ended_by
@@ -96,14 +97,17 @@ class _Judged:
     """The first phase's decision, merged: what the case's expectation was checked on."""
 
     def add(self, step: int, found: list[Finding]) -> None:
+        if not found:
+            return
         record = self.steps[step]
         self.steps[step] = replace(record, findings=record.findings + tuple(found))
         self.findings += [replace(finding, step=step) for finding in found]
 
 
-def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
+def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: ClientAdapter) -> _Judged:
     """Judge each turn as it came: the first phase against the case's expectation, the
-    answer after tool results against `then`, and the tool-loop rules on every turn.
+    answer after tool results against `then`, and the tool-loop rules on every turn
+    (repeated failed calls, the step limit, and the history each request sent).
 
     The first phase is the first turn, plus the following one-call turns when the
     suite asks for calls one per turn: they are judged together, as one decision.
@@ -123,7 +127,7 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
                 step,
                 turn.request_sha256,
                 decision,
-                tuple(check_arguments(call, contract) for call in decision.calls),
+                tuple(classify_arguments(call, contract) for call in decision.calls),
                 tuple(execution.result for execution in turn.executions),
             )
         )
@@ -131,17 +135,20 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
             phase.append(decision)
             if not (sequential and decision.calls and not _phase_complete(phase, unit)):
                 phase_open = False
-                judged.add(step, check_expectation(_merged(phase), expectation, contract))
+                judged.add(step, judge_expectation(_merged(phase), expectation, contract))
         elif phase_open:
             # An answer cut a one-call-per-turn phase short: judge the calls made so far.
             phase_open = False
-            judged.add(step - 1, check_expectation(_merged(phase), expectation, contract))
+            judged.add(step - 1, judge_expectation(_merged(phase), expectation, contract))
         if step > 0 and not decision.calls and then is not None and not then_checked:
             then_checked = True
             judged.add(
-                step, check_expectation(decision, then, contract, after_error=any_tool_error)
+                step, judge_expectation(decision, then, contract, after_error=any_tool_error)
             )
         judged.add(step, _repeated_failures(decision, failed_calls))
+        history = history_of(adapter, turn.request_body)
+        if history is not None:
+            judged.add(step, [history_finding(p) for p in check_history(history)])
         if conversation.step_limit and step == last:
             limit = conversation.max_steps
             message = f"still calling tools after {limit} turns (max_steps)"
@@ -154,7 +161,7 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
                     failed_calls.add(_call_key(call.name, call.arguments))
     if phase_open and phase:
         # The attempt ended inside the first phase (step limit or error): judge what came.
-        judged.add(len(phase) - 1, check_expectation(_merged(phase), expectation, contract))
+        judged.add(len(phase) - 1, judge_expectation(_merged(phase), expectation, contract))
     judged.first = _merged(phase) if phase else None
     return judged
 

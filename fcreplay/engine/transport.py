@@ -1,4 +1,9 @@
-"""Live HTTP to providers through httpx: the only module that opens network connections."""
+"""Live HTTP to providers for `fcreplay record`: the suite's one way onto the network.
+
+Built on the httpx-API library `clients.flavor.library()` picks (httpx2 when it is
+installed, else httpx); the library module is handed over by `clients.httpx_lib` /
+`clients.httpx2_lib`, the only modules that import them.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from fcreplay.cassettes.sse import SSEDecoder
-from fcreplay.exchange import HttpExchange, StreamEvent, TransportError, WireRequest, WireResponse
+from fcreplay.clients.flavor import library
+from fcreplay.neutral import RoundTrip, StreamEvent, TransportError, WireRequest, WireResponse
 
 
 class HttpTransport:
@@ -26,9 +30,10 @@ class HttpTransport:
     ) -> None:
         self._base_url = base_url.rstrip("/")
         self._auth = dict([auth_header]) if auth_header else {}
-        self._client = httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)))
+        http = self._http = library().module
+        self._client = http.Client(timeout=http.Timeout(timeout, connect=min(timeout, 10.0)))
 
-    def send(self, request: WireRequest) -> HttpExchange:
+    def send(self, request: WireRequest) -> RoundTrip:
         """Send one request and read the whole answer (every event of a stream)."""
         url = self._base_url + request.path
         content = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
@@ -37,19 +42,20 @@ class HttpTransport:
             with self._client.stream(
                 request.method, url, content=content, headers=headers
             ) as response:
-                answer = _read(response)
-        except httpx.TimeoutException as exc:
+                answer = _read(response, self._http.RemoteProtocolError)
+        except self._http.TimeoutException as exc:
             raise TransportError("timeout", f"{url}: timed out ({type(exc).__name__})") from None
-        except httpx.TransportError as exc:
+        except self._http.TransportError as exc:
             raise TransportError("connection", f"{url}: {exc}") from None
-        return HttpExchange(request.method, url, dict(request.headers), request.body, answer)
+        return RoundTrip(request.method, url, dict(request.headers), request.body, answer)
 
     def close(self) -> None:
         """Close the connection pool."""
         self._client.close()
 
 
-def _read(response: httpx.Response) -> WireResponse:
+def _read(response: Any, cut: type[Exception]) -> WireResponse:
+    """Read a whole answer; `cut` is the library's error for a stream the server cut."""
     headers = {name.lower(): value for name, value in response.headers.items()}
     is_stream = headers.get("content-type", "").startswith("text/event-stream")
     if is_stream and 200 <= response.status_code < 300:
@@ -60,7 +66,7 @@ def _read(response: httpx.Response) -> WireResponse:
                 event = decoder.line(line)
                 if event is not None:
                     events.append(event)
-        except httpx.RemoteProtocolError:
+        except cut:
             # The server cut the stream: keep what arrived, the adapter judges it.
             pass
         events.extend(decoder.close())

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
+from fcreplay.adapters.protocol import HistoryReader
+from fcreplay.finding import Finding
 from fcreplay.history import History, HistoryMessage
 
 HistoryRule = Literal[
@@ -45,6 +47,24 @@ class HistoryProblem:
     """Where in the request body: the assistant turn concerned, or the result."""
     call_ids: tuple[str, ...]
     message: str
+
+
+def history_of(adapter: object, body: Any) -> History | None:
+    """A request body's history read by the adapter's optional `read_history`, else None."""
+    if not isinstance(adapter, HistoryReader):
+        return None
+    return adapter.read_history(body)
+
+
+def history_finding(problem: HistoryProblem) -> Finding:
+    """A history problem as a `broken_history` finding (expected: nothing; actual: the ids)."""
+    return Finding(
+        "broken_history",
+        problem.pointer,
+        None,
+        list(problem.call_ids),
+        f"{problem.rule}: {problem.message}",
+    )
 
 
 def check_history(history: History, *, max_steps: int | None = None) -> list[HistoryProblem]:

@@ -3,7 +3,7 @@
 Reading takes any cassette `fcreplay inspect` reads (vcrpy YAML or JSON, or
 fcreplay's own JSON). Writing is fcreplay's cassette format, the same file format
 as suite cassettes (`cassettes.store.assemble_cassette`): each interaction labelled
-with its position and wire format (`{"exchange": N, "api": "anthropic"}`), streamed
+with its position and the adapter that speaks it (`{"exchange": N, "api": NAME}`), streamed
 responses kept event by event, written atomically, and refused (SecretLeakError,
 nothing written) when the text would hold a credential the client sent or any
 key-shaped string.
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from fcreplay.adapters import api_for_url
+from fcreplay.adapters.registry import api_for_url
 from fcreplay.atomic import write_text_atomically
 from fcreplay.cassettes.interactions import Interaction, UnreadableInteraction
 from fcreplay.cassettes.redaction import refuse_leaks

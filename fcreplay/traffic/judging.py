@@ -18,16 +18,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fcreplay.adapters import api_for_url, get_adapter
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.adapters.registry import api_for_url, get_adapter
 from fcreplay.cassettes.inspection import is_stream, parse_response
 from fcreplay.cassettes.interactions import Interaction
 from fcreplay.decision import Decision, ProviderError
-from fcreplay.history import History
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.history import HistoryProblem, check_history
+from fcreplay.judge.history import HistoryProblem, check_history, history_of
+from fcreplay.neutral import WireResponse
 from fcreplay.schemadiff.classes import ALLOWABLE
-from fcreplay.schemadiff.tool_settings import declaration_drifts
-from fcreplay.traffic.matching import show
+from fcreplay.schemadiff.tool_settings import declaration_differences
+from fcreplay.traffic.matching import Miss, show
 from fcreplay.traffic.wire import path_of
 
 
@@ -40,7 +41,10 @@ class ModelExchange:
     api: str
     """The adapter that speaks its wire format."""
     interaction: Interaction
-    outcome: Decision | ProviderError
+    outcome: Decision | ProviderError | None
+    """None for a request that got no recorded answer (see `miss`)."""
+    miss: Miss | None = None
+    """Why a request got no answer; None when it got one."""
 
     @property
     def decision(self) -> Decision | None:
@@ -61,17 +65,24 @@ class ModelExchange:
     def label(self) -> str:
         """`exchange N (POST /path)`: how messages name it."""
         request = self.interaction.request
-        return f"exchange {self.index} ({request.method} {path_of(request.uri)})"
+        unanswered = ", no recorded answer" if self.miss is not None else ""
+        return f"exchange {self.index} ({request.method} {path_of(request.uri)}{unanswered})"
 
 
-def model_exchanges(interactions: Iterable[Interaction]) -> list[ModelExchange]:
-    """The model exchanges among `interactions`, in order, each with its normalized outcome."""
+def model_exchanges(items: Iterable[Interaction | Miss]) -> list[ModelExchange]:
+    """The model exchanges among `items` (in the order sent), each with its normalized
+    outcome; a Miss (a request replay could not answer) is one with outcome None."""
     found: list[ModelExchange] = []
-    for interaction in interactions:
-        api = api_for_url(interaction.request.uri)
+    for item in items:
+        request = item.request
+        api = api_for_url(request.uri)
         if api is None:
             continue
-        found.append(ModelExchange(len(found), api, interaction, parse_response(api, interaction)))
+        if isinstance(item, Miss):
+            unanswered = Interaction(request, WireResponse(0))
+            found.append(ModelExchange(len(found), api, unanswered, None, item))
+        else:
+            found.append(ModelExchange(len(found), api, item, parse_response(api, item)))
     return found
 
 
@@ -119,13 +130,12 @@ def tool_drifts(
     found: list[ToolDrift] = []
     for exchange in exchanges:
         adapter = get_adapter(exchange.api)
-        sent_tools = getattr(adapter, "sent_tools", None)
-        if sent_tools is None:
+        if not isinstance(adapter, ReadBackAdapter):
             continue  # an adapter without read-back cannot say what was declared
-        specs = sent_tools(exchange.request_body)
+        specs = adapter.sent_tools(exchange.request_body)
         if not specs:
             continue
-        for drift in declaration_drifts(contract, adapter, False, expected, specs):
+        for drift in declaration_differences(contract, adapter, False, expected, specs):
             found.append(
                 ToolDrift(
                     exchange,
@@ -153,22 +163,13 @@ class LoopProblem:
         return f"{self.exchange.label}: {self.problem.rule}: {self.problem.message}"
 
 
-def read_history(api: str, body: Any) -> History | None:
-    """The tool-loop view of a request body, or None when the adapter cannot read one."""
-    reader = getattr(get_adapter(api), "read_history", None)
-    if reader is None:
-        return None
-    history: History = reader(body)
-    return history
-
-
 def history_problems(
     exchanges: Sequence[ModelExchange], *, max_steps: int | None = None
 ) -> list[LoopProblem]:
     """Every tool-loop problem in the requests' histories, in exchange order."""
     found: list[LoopProblem] = []
     for exchange in exchanges:
-        history = read_history(exchange.api, exchange.request_body)
+        history = history_of(get_adapter(exchange.api), exchange.request_body)
         if history is not None:
             problems = check_history(history, max_steps=max_steps)
             found += [LoopProblem(exchange, problem) for problem in problems]

@@ -53,7 +53,7 @@ class Miss:
                 "earlier request (each recorded interaction answers once)"
             )
         again = " (already played)" if self.played else ""
-        lines = [f"{head}; nearest recorded request: interaction {self.nearest}{again}, which"]
+        lines = [f"{head}; the nearest recording, interaction {self.nearest}{again}, differs at:"]
         lines += [f"  {line}" for line in self.differences]
         return "\n".join(lines)
 

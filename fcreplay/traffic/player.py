@@ -18,8 +18,9 @@ Modes, with pytest-recording's (vcrpy's) meaning:
 
 `save()` writes the cassette when something was recorded (never in replay, so
 replayed cassettes stay byte-identical) and returns whether it did. `exchanges`
-lists every interaction that answered a request in this run, in order: what
-judging (`traffic.judging`) looks at. Thread-safe: one lock guards the state.
+lists every interaction that answered a request in this run, in order;
+`timeline` every request in order, answered (its interaction) or not (its Miss):
+what judging (`traffic.judging`) looks at. Thread-safe: one lock guards the state.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fcreplay.cassettes.interactions import Interaction, RecordedResponse
+from fcreplay.cassettes.interactions import Interaction
 from fcreplay.cassettes.store import CassetteMeta
+from fcreplay.neutral import WireResponse
 from fcreplay.traffic.cassette import load_traffic, save_traffic
 from fcreplay.traffic.matching import Miss, find, miss
 from fcreplay.traffic.wire import ClientRequest
@@ -87,6 +89,8 @@ class TrafficPlayer:
         """Every interaction that answered a request in this run, in order."""
         self.misses: list[Miss] = []
         """Every request that found no answer, in order."""
+        self.timeline: list[Interaction | Miss] = []
+        """Every request in the order sent: the interaction that answered it, or its Miss."""
 
     @property
     def recorded(self) -> Sequence[Interaction]:
@@ -105,20 +109,23 @@ class TrafficPlayer:
                 self._played[index] = True
                 interaction = self._recorded[index]
                 self.exchanges.append(interaction)
+                self.timeline.append(interaction)
                 return Replayed(interaction, index)
             if self.mode == "new_episodes":
                 return Live()
             found = miss(self._recorded, self._played, request.recorded())
             self.misses.append(found)
+            self.timeline.append(found)
             return found
 
-    def keep(self, request: ClientRequest, response: RecordedResponse) -> Interaction:
+    def keep(self, request: ClientRequest, response: WireResponse) -> Interaction:
         """Record a live round trip (credentials already out of `response`); return it."""
         interaction = Interaction(request.recorded(), response)
         with self._lock:
             self._secrets.update(request.credentials())
             self._new.append(interaction)
             self.exchanges.append(interaction)
+            self.timeline.append(interaction)
         return interaction
 
     @property

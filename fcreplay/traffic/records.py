@@ -4,9 +4,11 @@ One `AttemptRecord` per model exchange: `target` names the recording side (the
 pytest plugin uses `pytest/<test module>`), `case_id` the conversation (the test),
 `variant` the exchange's place (`exchange-0`, `exchange-1`, ...), `attempt` 1, and
 `test` the pytest node id when there is one. Its one step holds the decision and
-the findings of that exchange; a provider's error answer is its `transport_error`.
-Settings are read back from the request itself (`read_request`); `expect` is the
-expectation the test gave for that exchange, else what was decided.
+the findings of that exchange.
+A provider's error answer is its `transport_error`, and so is a request replay
+could not answer (`missing_interaction`, with the miss explained). Settings are
+read back from the request itself (`read_request`); `expect` is the expectation
+the test gave for that exchange, else what was decided.
 """
 
 from __future__ import annotations
@@ -15,14 +17,18 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from fcreplay.adapters import get_adapter
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import sorted_json
 from fcreplay.decision import ProviderError, signature
 from fcreplay.finding import Finding
 from fcreplay.inputs.cases import Expectation
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.repair import ArgumentCheck, check_arguments
+from fcreplay.judge.repair import ArgumentClassification, classify_arguments
+from fcreplay.neutral import RequestView, ToolChoice
 from fcreplay.record import (
+    Aborted,
+    AttemptError,
     AttemptRecord,
     ExpectedOutline,
     SentSettings,
@@ -81,13 +87,23 @@ def _record(
     adapter = get_adapter(exchange.api)
     request = exchange.interaction.request
     body = request.body if isinstance(request.body, dict) else {}
-    view = adapter.read_request(body, request.uri)
+    view = (
+        adapter.read_request(body, request.uri)
+        if isinstance(adapter, ReadBackAdapter)
+        else RequestView(None, None, 0, (), ToolChoice(), None, exchange.stream)
+    )
     digest = _sha256(body)
     decision = exchange.decision
-    error = exchange.outcome if isinstance(exchange.outcome, ProviderError) else None
-    arguments: tuple[ArgumentCheck, ...] = ()
+    error: AttemptError | None = None
+    if isinstance(exchange.outcome, ProviderError):
+        error = exchange.outcome
+    elif exchange.miss is not None:
+        error = Aborted("missing_interaction", exchange.miss.message)
+    arguments: tuple[ArgumentClassification, ...] = ()
     if decision is not None and conversation.contract is not None:
-        arguments = tuple(check_arguments(call, conversation.contract) for call in decision.calls)
+        arguments = tuple(
+            classify_arguments(call, conversation.contract) for call in decision.calls
+        )
     steps: tuple[StepRecord, ...] = ()
     if decision is not None:
         steps = (StepRecord(0, digest, decision, arguments, (), found),)

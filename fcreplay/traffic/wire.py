@@ -8,7 +8,7 @@ object into a `ClientRequest`, and writes a `Reply` back as its own response.
   headers and query keys removed (`cassettes.redaction`), the body decoded (JSON
   parsed, else text, else bytes); `ClientRequest.credentials()` are the values
   that were removed, which a cassette must never hold (`refuse_leaks`).
-- `read_response` turns a live response's bytes into a `RecordedResponse`: JSON
+- `read_response` turns a live response's bytes into a `WireResponse`: JSON
   parsed, SSE split into events (event name and data kept, so the framing can be
   written back), Gemini's JSON-array stream split into its chunks.
 - `reply_of` writes a recorded response back: one chunk per stream event in SSE
@@ -25,9 +25,10 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from fcreplay.cassettes.bodies import interpret, is_json_array_stream
-from fcreplay.cassettes.interactions import RecordedRequest, RecordedResponse
+from fcreplay.cassettes.interactions import RecordedRequest
 from fcreplay.cassettes.redaction import SECRET_HEADERS, SECRET_QUERY_KEYS, scrub_headers, scrub_url
 from fcreplay.cassettes.sse import decode_data, format_sse
+from fcreplay.neutral import WireResponse
 
 _DERIVED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """Headers about the bytes on the wire: the recorded body is decoded, so they no longer hold."""
@@ -90,18 +91,18 @@ def decode_body(content: bytes) -> Any:
 
 def read_response(
     status: int, headers: Mapping[str, str], content: bytes, uri: str
-) -> RecordedResponse:
+) -> WireResponse:
     """A live response as a cassette keeps it: credential and per-call headers removed,
     the body decoded (the content already decompressed by the client library)."""
     kept = {name: value for name, value in scrub_headers(headers).items() if name not in _DERIVED}
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
-        return RecordedResponse(status, kept, content)
+        return WireResponse(status, kept, content)
     if not text:
-        return RecordedResponse(status, kept, None)
+        return WireResponse(status, kept, None)
     body, events = interpret(text, kept, uri)
-    return RecordedResponse(status, kept, body, events)
+    return WireResponse(status, kept, body, events)
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class Reply:
         return b"".join(self.chunks)
 
 
-def reply_of(response: RecordedResponse, uri: str) -> Reply:
+def reply_of(response: WireResponse, uri: str) -> Reply:
     """Write a recorded response back as bytes, in the framing it came in."""
     headers = {k: v for k, v in response.headers.items() if k.lower() not in _DERIVED}
     if response.events is not None:
