@@ -120,7 +120,7 @@ def test_a_miss_is_a_provider_error_naming_the_nearest_request_and_its_differenc
         assert dict(running.journal.counts) == {"miss": 1}
         (record,) = running.journal.records
     message = raised.value.message
-    assert "nearest recorded request: interaction 0" in message
+    assert "the nearest recording, interaction 0, differs at" in message
     assert "/temperature: recorded (missing), now 0.5" in message
     assert record.verdict == "error" and record.replay_miss
     assert record.transport_error is not None and "/temperature" in record.transport_error.message

@@ -1,4 +1,4 @@
-"""Live HTTP to providers for `fcreplay record`: the suite's one way onto the network.
+"""Live HTTP to providers, for `fcreplay record` and the proxy's forwarding: the one way out.
 
 Built on the httpx-API library `clients.flavor.library()` picks (httpx2 when it is
 installed, else httpx); the library module is handed over by `clients.httpx_lib` /
@@ -112,8 +112,9 @@ class Forwarder:
     arrives (a proxy's transport); thread-safe, one connection pool for all upstreams."""
 
     def __init__(self, *, timeout: float) -> None:
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)), follow_redirects=False
+        http = self._http = library().module
+        self._client = http.Client(
+            timeout=http.Timeout(timeout, connect=min(timeout, 10.0)), follow_redirects=False
         )
 
     @contextmanager
@@ -138,10 +139,15 @@ class Forwarder:
                         if name.lower() not in _BODY_FRAMING
                     },
                 )
-                yield head, _chunks(response)
-        except httpx.TimeoutException as exc:
+                broken = (
+                    self._http.RemoteProtocolError,
+                    self._http.ReadError,
+                    self._http.ReadTimeout,
+                )
+                yield head, _chunks(response, broken)
+        except self._http.TimeoutException as exc:
             raise TransportError("timeout", f"{url}: timed out ({type(exc).__name__})") from None
-        except httpx.TransportError as exc:
+        except self._http.TransportError as exc:
             raise TransportError("connection", f"{url}: {exc}") from None
 
     def close(self) -> None:
@@ -149,8 +155,9 @@ class Forwarder:
         self._client.close()
 
 
-def _chunks(response: httpx.Response) -> Iterator[bytes]:
+def _chunks(response: Any, broken: tuple[type[Exception], ...]) -> Iterator[bytes]:
+    """The decoded body; `broken` are the library's errors for a body the upstream cut."""
     try:
         yield from response.iter_bytes()
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout):
+    except broken:
         return  # the upstream broke the body off: the caller keeps what arrived

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from fcreplay.adapters import get_adapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.finding import Finding
 from fcreplay.inputs.contract import Contract
@@ -27,7 +27,7 @@ def declared_tools(api: str, body: Any) -> Contract:
     return Contract(tuple(sent_tools(body)))
 
 
-def call_findings(outcome: Decision | ProviderError, contract: Contract) -> list[Finding]:
+def call_findings(outcome: Decision | ProviderError | None, contract: Contract) -> list[Finding]:
     """Every schema finding of the decision's calls, each at `/calls/N/...`."""
     if not isinstance(outcome, Decision):
         return []

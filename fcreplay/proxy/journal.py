@@ -16,14 +16,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from fcreplay.cassettes.inspection import parse_response
-from fcreplay.cassettes.interactions import Interaction, RecordedResponse
+from fcreplay.cassettes.interactions import Interaction
 from fcreplay.cassettes.redaction import KEY_SHAPED, refuse_leaks
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.errors import SecretLeakError
 from fcreplay.inputs.contract import Contract
 from fcreplay.judge.free_calls import call_findings, declared_tools
-from fcreplay.proxy.service import MISS_STATUS, MISS_TYPE, Outcome
-from fcreplay.record import Aborted, AttemptRecord
+from fcreplay.neutral import WireResponse
+from fcreplay.proxy.service import Outcome
+from fcreplay.record import AttemptRecord
 from fcreplay.runlog import RunLogWriter, record_line
 from fcreplay.traffic.judging import ModelExchange
 from fcreplay.traffic.records import Conversation, exchange_records
@@ -91,16 +92,12 @@ class ProxyJournal:
         index = self._ordinals[name]
         self._ordinals[name] += 1
         if outcome.interaction is None:
-            # The client got a provider-shaped error; the record says why it came.
-            message = outcome.message or ""
-            interaction = Interaction(outcome.request, RecordedResponse(MISS_STATUS, {}, None))
-            result: Decision | ProviderError = ProviderError(
-                MISS_STATUS, MISS_TYPE, None, message, False
-            )
+            interaction = Interaction(outcome.request, WireResponse(0))
+            result: Decision | ProviderError | None = None
         else:
             interaction = outcome.interaction
             result = parse_response(api, interaction)
-        exchange = ModelExchange(index, api, interaction, result)
+        exchange = ModelExchange(index, api, interaction, result, outcome.miss)
         contract = self.contract or declared_tools(api, interaction.request.body)
         conversation = Conversation(self.run_id, self.target, name, contract=contract)
         found = call_findings(result, contract)
@@ -111,8 +108,6 @@ class ProxyJournal:
             expectations={},
             elapsed_ms=outcome.elapsed_ms,
         )
-        if outcome.how == "miss":
-            record = replace(record, transport_error=Aborted("missing_interaction", message))
         # exchange_records times the first exchange of a conversation only; here each is one.
         return replace(record, elapsed_ms=outcome.elapsed_ms)
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from fcreplay.adapters import api_for_url, get_adapter
+from fcreplay.adapters.registry import api_for_url, get_adapter
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from fcreplay.adapters import get_adapter
+from fcreplay.adapters.protocol import ServerAdapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.interactions import Interaction, RecordedRequest
 from fcreplay.decision import ProviderError
 from fcreplay.engine.transport import Forwarder, UpstreamHead
 from fcreplay.errors import InputError, SecretLeakError
-from fcreplay.exchange import TransportError
+from fcreplay.neutral import TransportError
 from fcreplay.proxy.forward import forward
 from fcreplay.proxy.http import IncomingRequest, OutgoingReply
 from fcreplay.proxy.routes import Destination, RouteTable
@@ -71,6 +72,8 @@ class Outcome:
     elapsed_ms: int
     secrets: tuple[str, ...] = ()
     """The credentials the client sent: whatever the journal writes must not hold them."""
+    miss: Miss | None = None
+    """Why a request got no recorded answer."""
 
 
 class Journal(Protocol):
@@ -124,10 +127,12 @@ class ProxyService:
         recorded = request.recorded()
         secrets = request.credentials()
 
-        def finished(how: str, interaction: Interaction | None, message: str | None) -> None:
+        def finished(
+            how: str, interaction: Interaction | None, message: str | None, miss: Miss | None = None
+        ) -> None:
             elapsed = int((time.monotonic() - started) * 1000)
             outcome = Outcome(
-                choice, destination, how, recorded, interaction, message, elapsed, secrets
+                choice, destination, how, recorded, interaction, message, elapsed, secrets, miss
             )
             self._journal.note(outcome)
 
@@ -145,7 +150,7 @@ class ProxyService:
                 return OutgoingReply(recorded_reply.status, headers, recorded_reply.content)
             return OutgoingReply(recorded_reply.status, headers, chunks=recorded_reply.chunks)
         if isinstance(found, Miss):
-            finished("miss", None, found.message)
+            finished("miss", None, found.message, found)
             text = f"fcreplay proxy: {choice.path}: {found.message} (record mode {player.mode})"
             return _error_reply(destination.adapter, MISS_STATUS, text, "miss", MISS_TYPE)
         assert isinstance(found, Live)
@@ -201,10 +206,12 @@ def _error_reply(
     adapter: str | None, status: int, message: str, how: str, kind: str = "fcreplay_proxy"
 ) -> OutgoingReply:
     headers = {"content-type": "application/json", PROXY_HEADER: how}
-    if adapter is None:
-        body: object = {"error": {"message": message, "type": kind}}
-    else:
-        wire = get_adapter(adapter).render_error(ProviderError(status, kind, None, message, False))
+    server = None if adapter is None else get_adapter(adapter)
+    body: object = {"error": {"message": message, "type": kind}}
+    # An adapter with a server part writes the error in its provider's envelope, so the
+    # client's SDK raises its usual error class with the message.
+    if isinstance(server, ServerAdapter):
+        wire = server.render_error(ProviderError(status, kind, None, message, False))
         status, body = wire.status, wire.body
         headers |= {k.lower(): v for k, v in wire.headers.items()}
     return OutgoingReply(status, headers, json.dumps(body, ensure_ascii=False).encode("utf-8"))
