@@ -186,3 +186,27 @@ def test_a_cassette_that_would_hold_a_key_is_refused_and_not_written(tmp_path: P
         assert running.service.refused and "key-shaped" in running.service.refused[0]
     assert not (tmp_path / "cassettes" / "leak.json").exists()
     assert FAKE_KEY not in written_text(tmp_path)
+
+
+def test_one_cassette_file_for_all_and_new_episodes_adds_what_did_not_match(
+    tmp_path: Path,
+) -> None:
+    single = tmp_path / "all.json"
+    with running_simulator(SCRIPT) as upstream:
+        with proxy(
+            tmp_path, cassette_dir=None, cassette=single, record_mode="once", upstreams=(upstream,)
+        ) as running:
+            ask(client(running.url, "ignored"), stream=False)
+        with proxy(
+            tmp_path,
+            cassette_dir=None,
+            cassette=single,
+            record_mode="new_episodes",
+            upstreams=(upstream,),
+        ) as running:
+            ask(client(running.url), stream=False)  # matches: replayed
+            ask(client(running.url), stream=False, temperature=0)  # new: recorded and added
+            assert dict(running.journal.counts) == {"replayed": 1, "recorded": 1}
+    bodies = [i.request.body for i in load_cassette(single).interactions]
+    assert [b.get("temperature") for b in bodies] == [None, 0]  # type: ignore[union-attr]
+    assert not (tmp_path / "cassettes").exists()

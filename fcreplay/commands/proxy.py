@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from fcreplay.traffic.player import RECORD_MODES
+from fcreplay.traffic.player import DEFAULT_RECORD_MODE, RECORD_MODES
 
 
 @click.command("proxy")
@@ -26,10 +26,10 @@ from fcreplay.traffic.player import RECORD_MODES
 @click.option(
     "--record-mode",
     type=click.Choice(RECORD_MODES),
-    default="once",
+    default=DEFAULT_RECORD_MODE,
     show_default=True,
-    help="none: replay only; once: record a cassette that does not exist yet; new_episodes: "
-    "record requests without a match; all: record everything again.",
+    help="As in the pytest plugin. none: replay only; once: record a cassette that does not "
+    "exist yet; new_episodes: record requests without a match; all: record everything again.",
 )
 @click.option(
     "--upstream",

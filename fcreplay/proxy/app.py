@@ -16,7 +16,7 @@ from fcreplay.proxy.routes import parse_routes
 from fcreplay.proxy.selection import Selector
 from fcreplay.proxy.service import ProxyService, ProxySettings
 from fcreplay.runlog import RunLogWriter, new_run_id, run_log_path
-from fcreplay.traffic.player import RECORD_MODES
+from fcreplay.traffic.player import DEFAULT_RECORD_MODE, RECORD_MODES
 
 Echo = Callable[[str], None]
 
@@ -27,7 +27,7 @@ class ProxyOptions:
 
     cassette: Path | None = None
     cassette_dir: Path | None = None
-    record_mode: str = "once"
+    record_mode: str = DEFAULT_RECORD_MODE
     upstreams: tuple[str, ...] = ()
     routes: tuple[str, ...] = ()
     host: str = "127.0.0.1"
