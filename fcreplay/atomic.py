@@ -38,14 +38,16 @@ def write_text_atomically(path: str | Path, text: str) -> None:
 
 
 def write_group_atomically(folder: Path, files: Mapping[str, str]) -> None:
-    """Write files of `folder` (name -> text) so that either all change or none does,
-    even when the process is killed at any moment (see the module docstring)."""
+    """Write files under `folder` (relative path -> text) so that either all change or
+    none does, even when the process is killed at any moment (see the module docstring)."""
     finish_group(folder)
     written: dict[str, Path] = {}
     try:
         for name, text in files.items():
             written[name] = _write_temporary(folder / name, text)
-        journal = [[temporary.name, name] for name, temporary in written.items()]
+        journal = [
+            [temporary.relative_to(folder).as_posix(), name] for name, temporary in written.items()
+        ]
         write_text_atomically(folder / JOURNAL, json.dumps(journal))
     except BaseException:
         for temporary in written.values():
@@ -63,7 +65,7 @@ def finish_group(folder: Path) -> None:
         return
     for pair in pairs if isinstance(pairs, list) else []:
         if not (isinstance(pair, list) and len(pair) == 2 and all(map(_plain_name, pair))):
-            continue  # only names inside this folder are ever renamed
+            continue  # only files inside this folder are ever renamed
         temporary, name = folder / pair[0], folder / pair[1]
         if temporary.exists():
             os.replace(temporary, name)
@@ -106,7 +108,8 @@ def _write_temporary(path: Path, text: str) -> Path:
 
 
 def _plain_name(value: object) -> bool:
-    return isinstance(value, str) and value not in ("", ".", "..") and "/" not in value
+    # A relative path that stays in the folder: no absolute path, no `..`.
+    return isinstance(value, str) and all(part not in ("", ".", "..") for part in value.split("/"))
 
 
 def _writer_of(name: str) -> int | None:

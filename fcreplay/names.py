@@ -17,6 +17,20 @@ VARIANTS = ("auto", "forced", "no_tools", "reversed")
 no_tools: control run with no tools; reversed: tool order reversed (position bias)."""
 
 
+SEGMENT = re.compile(r"[A-Za-z0-9_\-\[\]=+,@][A-Za-z0-9_.\-\[\]=+,@]{0,199}")
+"""One safe path segment: what a run log may name a target, variant or case with (the
+pytest plugin's names included); never `.`, `..`, hidden, empty, or with a separator."""
+
+
+def is_path_name(value: object, segments: int = 1) -> bool:
+    """Whether `value` is 1 to `segments` safe segments joined by `/` (a relative path
+    that stays where it is put)."""
+    if not isinstance(value, str):
+        return False
+    parts = value.split("/")
+    return len(parts) <= segments and all(SEGMENT.fullmatch(part) for part in parts)
+
+
 def is_name(pattern: re.Pattern[str], value: object) -> bool:
     """Whether `value` is a string the whole of which matches `pattern`."""
     return isinstance(value, str) and pattern.fullmatch(value) is not None

@@ -7,7 +7,6 @@ wrong shape with a `RecordShapeError` naming the key.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -15,7 +14,7 @@ from typing import Any, Literal
 from fcreplay.decision import Decision, ProviderError, Signature
 from fcreplay.finding import Finding
 from fcreplay.judge.repair import ArgumentClassification
-from fcreplay.names import CASE_ID, RUN_ID, TARGET_NAME, VARIANTS, is_name
+from fcreplay.names import RUN_ID, SEGMENT, is_name, is_path_name
 from fcreplay.neutral import ToolResult
 
 SCHEMA_VERSION = 1
@@ -145,6 +144,9 @@ class AttemptRecord:
     """Every finding of the attempt, each with its `step`."""
     transport_error: AttemptError | None
     schema_version: int = SCHEMA_VERSION
+    test: str | None = None
+    """The pytest node id, for records of a test's client traffic; None for suite attempts
+    (and then absent from the JSON, so suite run logs keep their bytes)."""
 
     @property
     def key(self) -> AttemptKey:
@@ -177,7 +179,7 @@ class AttemptRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record as one run-log line's object, keys in log order."""
-        return {
+        data = {
             "schema_version": self.schema_version,
             "run_id": self.run_id,
             "target": self.target,
@@ -204,6 +206,9 @@ class AttemptRecord:
             if self.transport_error is None
             else self.transport_error.to_json(),
         }
+        if self.test is not None:
+            data["test"] = self.test
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> AttemptRecord:
@@ -217,13 +222,13 @@ class AttemptRecord:
             )
         try:
             return cls(
-                run_id=_name(data, "run_id", RUN_ID),
-                target=_name(data, "target", TARGET_NAME),
+                run_id=_run_id(data),
+                target=_name(data, "target", 2),
                 adapter=_text(data, "adapter"),
                 model=_text(data, "model"),
                 model_reported=_optional_text(data, "model_reported"),
-                variant=_variant(data["variant"]),
-                case_id=_name(data, "case_id", CASE_ID),
+                variant=_name(data, "variant"),
+                case_id=_name(data, "case_id", 8),
                 attempt=_whole(data, "attempt"),
                 elapsed_ms=_whole(data, "elapsed_ms"),
                 request_settings=SentSettings(**data["request_settings"]),
@@ -241,6 +246,7 @@ class AttemptRecord:
                 transport_error=(
                     None if data["transport_error"] is None else error_of(data["transport_error"])
                 ),
+                test=_optional_text(data, "test") if "test" in data else None,
             )
         except RecordShapeError:
             raise
@@ -291,19 +297,20 @@ def _verdict(value: Any) -> Verdict:
     raise RecordShapeError(f"verdict {value!r}: expected one of {', '.join(VERDICTS)}")
 
 
-def _name(data: dict[str, Any], key: str, pattern: re.Pattern[str]) -> str:
+def _name(data: dict[str, Any], key: str, segments: int = 1) -> str:
     # These become parts of paths (golden files, cassettes), so a crafted log must not
     # smuggle `../x` or an absolute path through them.
     value = _text(data, key)
-    if not is_name(pattern, value):
-        raise RecordShapeError(f"{key} {value!r} is not a valid name ({pattern.pattern})")
+    if not is_path_name(value, segments):
+        raise RecordShapeError(f"{key} {value!r} is not a safe name ({SEGMENT.pattern})")
     return value
 
 
-def _variant(value: Any) -> str:
-    if value not in VARIANTS:
-        raise RecordShapeError(f"variant {value!r}: expected one of {', '.join(VARIANTS)}")
-    return str(value)
+def _run_id(data: dict[str, Any]) -> str:
+    value = _text(data, "run_id")
+    if not is_name(RUN_ID, value):
+        raise RecordShapeError(f"run_id {value!r} is not a run id ({RUN_ID.pattern})")
+    return value
 
 
 def _text(data: dict[str, Any], key: str) -> str:

@@ -1,17 +1,24 @@
-"""Live HTTP to providers through httpx: the only module that opens network connections."""
+"""Live HTTP to providers, for `fcreplay record` and the proxy's forwarding: the one way out.
+
+Built on the httpx-API library `clients.flavor.library()` picks (httpx2 when it is
+installed, else httpx); the library module is handed over by `clients.httpx_lib` /
+`clients.httpx2_lib`, the only modules that import them.
+"""
 
 from __future__ import annotations
 
 import codecs
 import json
 import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
-
-import httpx
 
 import fcreplay.strictjson as strictjson
 from fcreplay.cassettes.redaction import scrub_url
 from fcreplay.cassettes.sse import SSEDecoder
+from fcreplay.clients.flavor import library
 from fcreplay.limits import DEFAULT_LIMITS
 from fcreplay.neutral import RoundTrip, StreamEvent, TransportError, WireRequest, WireResponse
 
@@ -37,8 +44,9 @@ class HttpTransport:
         self._shown = scrub_url(self._base_url)
         """The base URL as messages show it: without user-info or key parameters."""
         self._auth = dict([auth_header]) if auth_header else {}
+        http = self._http = library().module
         read = min(timeout, deadline)
-        self._client = httpx.Client(timeout=httpx.Timeout(read, connect=min(read, 10.0)))
+        self._client = http.Client(timeout=http.Timeout(read, connect=min(read, 10.0)))
         self._deadline = deadline
         self._max_bytes = max_bytes
 
@@ -54,11 +62,11 @@ class HttpTransport:
                 request.method, url, content=content, headers=headers
             ) as response:
                 budget.spend(0)
-                answer = _read(response, budget)
-        except httpx.TimeoutException as exc:
+                answer = _read(response, self._http.RemoteProtocolError, budget)
+        except self._http.TimeoutException as exc:
             budget.spend(0)  # a read timeout past the deadline is the deadline's
             raise TransportError("timeout", f"{shown}: timed out ({type(exc).__name__})") from None
-        except httpx.TransportError as exc:
+        except self._http.TransportError as exc:
             message = str(exc).replace(self._base_url, self._shown)
             raise TransportError("connection", f"{shown}: {message}") from None
         return RoundTrip(request.method, url, dict(request.headers), request.body, answer)
@@ -94,7 +102,9 @@ class _Budget:
             )
 
 
-def _read(response: httpx.Response, budget: _Budget) -> WireResponse:
+def _read(response: Any, cut: type[Exception], budget: _Budget) -> WireResponse:
+    """Read a whole answer within `budget`; `cut` is the library's error for a stream the
+    server cut."""
     headers = {name.lower(): value for name, value in response.headers.items()}
     is_stream = headers.get("content-type", "").startswith("text/event-stream")
     text = codecs.getincrementaldecoder(response.encoding or "utf-8")(errors="replace")
@@ -105,7 +115,7 @@ def _read(response: httpx.Response, budget: _Budget) -> WireResponse:
             for chunk in response.iter_bytes():
                 budget.spend(len(chunk))
                 events.extend(decoder.feed(text.decode(chunk)))
-        except httpx.RemoteProtocolError:
+        except cut:
             # The server cut the stream: keep what arrived, the adapter judges it.
             pass
         events.extend(decoder.feed(text.decode(b"", final=True)))
@@ -122,3 +132,87 @@ def _read(response: httpx.Response, budget: _Budget) -> WireResponse:
     except ValueError:
         body = body_text
     return WireResponse(response.status_code, headers, body)
+
+
+@dataclass(frozen=True)
+class UpstreamHead:
+    """The status line and headers of a forwarded request's answer, before its body."""
+
+    status: int
+    headers: dict[str, str]
+    """Lower-case names; the body is handed over decoded, so the encoding headers are gone."""
+
+
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+    }
+)
+"""Request headers that describe one connection, not the request; httpx sets its own."""
+_BODY_FRAMING = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
+"""Answer headers that describe bytes the forwarder has already decoded."""
+
+
+class Forwarder:
+    """Forwards requests to any upstream URL as they came, and hands the answer back as it
+    arrives (a proxy's transport); thread-safe, one connection pool for all upstreams."""
+
+    def __init__(self, *, timeout: float) -> None:
+        http = self._http = library().module
+        self._client = http.Client(
+            timeout=http.Timeout(timeout, connect=min(timeout, 10.0)), follow_redirects=False
+        )
+
+    @contextmanager
+    def open(
+        self, method: str, url: str, headers: Mapping[str, str], content: bytes | None
+    ) -> Iterator[tuple[UpstreamHead, Iterator[bytes]]]:
+        """Send a request; yield the answer's head and its decoded body, chunk by chunk.
+
+        Raises TransportError when no answer comes; a body cut short ends the chunks
+        early (what arrived is kept, as for a stream a provider breaks off).
+        """
+        sent = {name: value for name, value in headers.items() if name.lower() not in _HOP_BY_HOP}
+        # gzip is the encoding httpx always decodes; a client's `br` might not be.
+        sent["accept-encoding"] = "gzip, deflate"
+        try:
+            with self._client.stream(method, url, content=content, headers=sent) as response:
+                head = UpstreamHead(
+                    response.status_code,
+                    {
+                        name.lower(): value
+                        for name, value in response.headers.items()
+                        if name.lower() not in _BODY_FRAMING
+                    },
+                )
+                broken = (
+                    self._http.RemoteProtocolError,
+                    self._http.ReadError,
+                    self._http.ReadTimeout,
+                )
+                yield head, _chunks(response, broken)
+        except self._http.TimeoutException as exc:
+            raise TransportError("timeout", f"{url}: timed out ({type(exc).__name__})") from None
+        except self._http.TransportError as exc:
+            raise TransportError("connection", f"{url}: {exc}") from None
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._client.close()
+
+
+def _chunks(response: Any, broken: tuple[type[Exception], ...]) -> Iterator[bytes]:
+    """The decoded body; `broken` are the library's errors for a body the upstream cut."""
+    try:
+        yield from response.iter_bytes()
+    except broken:
+        return  # the upstream broke the body off: the caller keeps what arrived

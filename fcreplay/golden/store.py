@@ -37,7 +37,7 @@ from fcreplay.canonical import canonical_json
 from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.confine import confined
 from fcreplay.errors import InputError
-from fcreplay.names import TARGET_NAME, is_name
+from fcreplay.names import SEGMENT, is_path_name
 from fcreplay.record import AttemptRecord
 from fcreplay.sources import line_of, load_json, pointer
 from fcreplay.version import __version__
@@ -259,11 +259,11 @@ class GoldenFile:
 def golden_path(folder: Path, target: str) -> Path:
     """golden/<target>.json; a target that is not a valid name (`../x`, `/abs`) is an
     InputError, so no golden file is ever read or written outside the folder."""
-    if not is_name(TARGET_NAME, target):
+    if not is_path_name(target, 2):
         raise InputError.at(
             folder,
             None,
-            f"target {target!r} is not a valid target name ({TARGET_NAME.pattern}); "
+            f"target {target!r} is not a safe name ({SEGMENT.pattern}, at most one '/'); "
             "the run log or golden file naming it was edited or damaged",
         )
     return confined(folder / f"{target}.json", folder)
@@ -377,7 +377,7 @@ def update_golden(
         if result.written:
             text = golden.to_text()
             guard.check(text, where=f"golden file {path}")
-            changed[path.name] = text
+            changed[path.relative_to(folder).as_posix()] = text
         results.append(result)
     if changed:
         folder.mkdir(parents=True, exist_ok=True)
