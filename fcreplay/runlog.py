@@ -13,6 +13,7 @@ from typing import IO
 
 import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.confine import confined
 from fcreplay.errors import InputError
 from fcreplay.names import RUN_ID, is_name
@@ -93,7 +94,11 @@ class RunLogWriter:
         truncate_to: int | None = None,
         durable: bool = True,
         spans: dict[AttemptKey, tuple[int, int]] | None = None,
+        guard: SecretGuard | None = None,
     ) -> None:
+        # Every line passes the secret guard, whichever command writes the log: the
+        # run's credentials when the caller knows them, the key shapes always.
+        self._guard = guard or SecretGuard()
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._durable = durable
@@ -112,6 +117,7 @@ class RunLogWriter:
 
     def append_line(self, key: AttemptKey, text: str) -> None:
         """Write one record already serialized by `record_line`."""
+        self._guard.check(text, where=f"run log {self.path}")
         line = text.encode()
         self._stream.write(line)
         self.spans[key] = (self._end, self._end + len(line))

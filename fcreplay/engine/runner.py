@@ -179,13 +179,18 @@ def _run(
         progress.note(note)
     lock = threading.Lock()
     records: list[AttemptRecord] = []
-    writer = RunLogWriter(log_path, truncate_to=truncate_to, durable=source.durable, spans=spans)
+    writer = RunLogWriter(
+        log_path,
+        truncate_to=truncate_to,
+        durable=source.durable,
+        spans=spans,
+        guard=source.guard,
+    )
     with writer:
 
         def emit(record: AttemptRecord) -> None:
             line = record_line(record)
             with lock:
-                source.guard.check(line, where=f"run log {log_path}")
                 writer.append_line(record.key, line)
                 records.append(record)
             progress.advance(record)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.golden.diff import argument_changes, classify
 from fcreplay.golden.store import GoldenEntry, entry_of, golden_path, load_golden, update_golden
 from fcreplay.plugin.naming import TestName
@@ -205,7 +206,10 @@ class PluginSession:
                 continue
             gone = {name for t, name in unused if t == target}
             golden.entries = {k: e for k, e in golden.entries.items() if k[0] not in gone}
-            write_text_atomically(golden_path(self.golden, target), golden.to_text())
+            path = golden_path(self.golden, target)
+            text = golden.to_text()
+            SecretGuard().check(text, where=f"golden file {path}")
+            write_text_atomically(path, text)
         return written
 
 
