@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
@@ -18,6 +18,7 @@ from fcreplay.confine import confined
 from fcreplay.errors import InputError
 from fcreplay.names import RUN_ID, is_name
 from fcreplay.record import AttemptKey, AttemptRecord, RecordShapeError
+from fcreplay.sources import json_problem
 
 
 def new_run_id(mode: str) -> str:
@@ -25,6 +26,43 @@ def new_run_id(mode: str) -> str:
     now = datetime.now(UTC)
     stamp = now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}"
     return f"{stamp}Z-{mode}-{secrets.token_hex(3)}"
+
+
+RUN_HEADER = "fcreplay_run"
+"""The key that marks a run log's header line."""
+HEADER_VERSION = 1
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """The first line of a run log: which run, in which mode, over what (its fingerprint)."""
+
+    run_id: str
+    mode: str
+    """`record:<record mode>` or `replay`."""
+    fingerprint: dict[str, Any]
+
+    def to_line(self) -> str:
+        """The header as its run-log line, newline included."""
+        document = {
+            RUN_HEADER: HEADER_VERSION,
+            "run_id": self.run_id,
+            "mode": self.mode,
+            "fingerprint": self.fingerprint,
+        }
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunHeader:
+        """Read a header line's object; RecordShapeError names what is wrong."""
+        if data.get(RUN_HEADER) != HEADER_VERSION:
+            raise RecordShapeError(f"run header version {data.get(RUN_HEADER)!r}")
+        run_id, mode, fingerprint = data.get("run_id"), data.get("mode"), data.get("fingerprint")
+        if not (
+            isinstance(run_id, str) and isinstance(mode, str) and isinstance(fingerprint, dict)
+        ):
+            raise RecordShapeError("a run header holds run_id, mode and fingerprint")
+        return cls(run_id, mode, fingerprint)
 
 
 @dataclass(frozen=True)
@@ -38,6 +76,8 @@ class RunLogContents:
     """Length of the file up to the end of the last complete record."""
     spans: tuple[tuple[int, int], ...] = ()
     """Byte range of each record's line, newline included, parallel to `records`."""
+    header: RunHeader | None = None
+    """The run header, when the log starts with one (record and replay write it)."""
 
 
 def read_run_log(path: Path) -> RunLogContents:
@@ -53,15 +93,26 @@ def read_run_log(path: Path) -> RunLogContents:
     *complete, tail = data.split(b"\n")
     records: list[AttemptRecord] = []
     spans: list[tuple[int, int]] = []
+    header = None
     start = 0
     for number, raw in enumerate(complete, start=1):
         line: object
         try:
             line = strictjson.loads(raw)
-        except ValueError:
-            line = None
+        except ValueError as exc:
+            problem = json_problem(exc) if isinstance(exc, json.JSONDecodeError) else str(exc)
+            raise InputError.at(path, number, f"{problem}; the run log is damaged") from None
         if not isinstance(line, dict):
             raise InputError.at(path, number, "not a JSON object; the run log is damaged")
+        if number == 1 and RUN_HEADER in line:
+            try:
+                header = RunHeader.from_json(line)
+            except RecordShapeError as exc:
+                raise InputError.at(
+                    path, number, f"not a run header: {exc}; the run log is damaged"
+                ) from None
+            start += len(raw) + 1
+            continue
         try:
             records.append(AttemptRecord.from_json(line))
         except RecordShapeError as exc:
@@ -76,6 +127,7 @@ def read_run_log(path: Path) -> RunLogContents:
         torn_line=len(complete) + 1 if tail else None,
         complete_bytes=len(data) - len(tail),
         spans=tuple(spans),
+        header=header,
     )
 
 
@@ -110,6 +162,16 @@ class RunLogWriter:
         self._end = self._stream.seek(0, os.SEEK_END)
         self.spans: dict[AttemptKey, tuple[int, int]] = dict(spans or {})
         """Where each record's line is, so the log can be reordered without parsing it."""
+
+    def start(self, header: RunHeader) -> None:
+        """Write the run header as the log's first line (a new log only)."""
+        text = header.to_line()
+        self._guard.check(text, where=f"run log {self.path}")
+        self._stream.write(text.encode())
+        self._end += len(text.encode())
+        self._stream.flush()
+        if self._durable:
+            os.fsync(self._stream.fileno())
 
     def append(self, record: AttemptRecord) -> None:
         """Write one record and make it durable before returning."""
@@ -150,7 +212,9 @@ def rewrite_in_order(
     listed = [key for key in order if key in spans]
     planned = set(listed)
     rest = sorted(span for key, span in spans.items() if key not in planned)
-    pieces = [data[start:end] for start, end in [spans[key] for key in listed] + rest]
+    head = min((start for start, _ in spans.values()), default=len(data))
+    pieces = [data[:head]]  # the run header stays first
+    pieces += [data[start:end] for start, end in [spans[key] for key in listed] + rest]
     write_text_atomically(path, b"".join(pieces).decode("utf-8"))
 
 

@@ -17,11 +17,13 @@ from typing import Literal
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import get_adapter
+from fcreplay.atomic import sweep
 from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.cassettes.store import CassetteMeta
 from fcreplay.cassettes.unit import UnitCassette
 from fcreplay.confine import confined
 from fcreplay.engine.attempt import run_attempt
+from fcreplay.engine.fingerprint import check_resumable, run_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
 from fcreplay.engine.players import Player, Transport
 from fcreplay.engine.progress import Progress
@@ -29,6 +31,7 @@ from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runlog import (
+    RunHeader,
     RunLogWriter,
     new_run_id,
     read_run_log,
@@ -103,7 +106,8 @@ def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = 
     units = _units(suite, options)
     adapters = _adapters(units)
     source = RecordSource(suite, units, adapters, options.record_mode, options.transports)
-    return _run(suite, options, units, adapters, source, progress, processes=1)
+    mode = f"record:{options.record_mode}"
+    return _run(suite, options, units, adapters, source, progress, processes=1, mode=mode)
 
 
 def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = None) -> RunResult:
@@ -111,7 +115,16 @@ def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = 
     units = _units(suite, options)
     source = ReplaySource(options.observer, SecretGuard(suite.config.secret_values()))
     processes = _processes(options.processes, len(units))
-    return _run(suite, options, units, _adapters(units), source, progress, processes=processes)
+    return _run(
+        suite,
+        options,
+        units,
+        _adapters(units),
+        source,
+        progress,
+        processes=processes,
+        mode="replay",
+    )
 
 
 def _units(suite: Suite, options: RunOptions) -> list[Unit]:
@@ -133,6 +146,7 @@ def _run(
     progress: Progress | None,
     *,
     processes: int,
+    mode: str,
 ) -> RunResult:
     """Run every planned attempt and return the records of this run.
 
@@ -147,13 +161,21 @@ def _run(
         (u.target.name, u.variant, u.case.id, n) for u in units for n in range(1, repetitions + 1)
     ]
     run_id = options.resume or new_run_id(source.label)
-    log_path = run_log_path(options.runs_dir or suite.config.runs, run_id)
+    runs = options.runs_dir or suite.config.runs
+    log_path = run_log_path(runs, run_id)
+    cassettes = options.cassettes_dir or suite.config.cassettes
+    notes: list[str] = [
+        f"{path}: removed, left by an interrupted write"
+        for folder in (cassettes, runs)
+        for path in sweep(folder)
+    ]
+    fingerprint = run_fingerprint(suite, units, adapters)
     done: set[AttemptKey] = set()
     spans: dict[AttemptKey, tuple[int, int]] = {}
     truncate_to = None
-    notes: list[str] = []
     if options.resume:
         contents = read_run_log(log_path)
+        check_resumable(log_path, contents.header, mode, fingerprint)
         done = {r.key for r in contents.records}
         spans = {r.key: span for r, span in zip(contents.records, contents.spans, strict=True)}
         if contents.torn_line is not None:
@@ -167,7 +189,7 @@ def _run(
         units,
         run_id,
         done,
-        options.cassettes_dir or suite.config.cassettes,
+        cassettes,
         adapters,
         source,
         reads_disk=source.reads_cassettes(resuming=options.resume is not None),
@@ -187,6 +209,8 @@ def _run(
         guard=source.guard,
     )
     with writer:
+        if not options.resume:
+            writer.start(RunHeader(run_id, mode, fingerprint))
 
         def emit(record: AttemptRecord) -> None:
             line = record_line(record)

@@ -137,6 +137,7 @@ class RecordSource:
         transports: Mapping[str, Transport] | None,
     ) -> None:
         self._mode = record_mode
+        self._repetitions = suite.config.repetitions
         self.guard = SecretGuard(suite.config.secret_values())
         self._secret_headers = suite.config.secret_headers
         self._transports: dict[str, Transport] = dict(transports or {})
@@ -149,7 +150,13 @@ class RecordSource:
         return self._mode != "all" or resuming
 
     def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers:
-        live = not (self._mode == "once" and cassette.exists)
+        # `once` records what the cassette lacks, attempt by attempt: a unit whose run
+        # was killed halfway has a cassette, but not a complete one.
+        repetitions = range(1, self._repetitions + 1)
+        if self._mode == "once":
+            live = frozenset(n for n in repetitions if not cassette.of_attempt(n))
+        else:
+            live = frozenset(repetitions)
         if live and self._mode == "all":
             cassette.keep_only(finished)
         transport = self._transports[unit.target.name]
@@ -179,7 +186,7 @@ class _Recording:
         cassette: UnitCassette,
         transport: Transport,
         mode: str,
-        live: bool,
+        live: frozenset[int],
         guarding: tuple[SecretGuard, tuple[str, ...]],
         hint: str,
     ) -> None:
@@ -193,7 +200,7 @@ class _Recording:
 
     def player(self, attempt: int) -> Player:
         self._recorder = None
-        if not self._live:
+        if attempt not in self._live:
             placed = self._cassette.of_attempt(attempt)
             return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
         live = LivePlayer(self._transport, attempt, self._guard, self._secret_headers)
