@@ -33,7 +33,7 @@ def replayed(suite_dir: Path) -> Path:
 
 def crafted_log(replayed: Path, target: str) -> Path:
     log = newest_run_log(replayed.parent / "runs")
-    header, *lines = log.read_text(encoding="utf-8").splitlines()
+    lines = log.read_text(encoding="utf-8").splitlines()[1:]  # after the run header
     records = [json.loads(line) for line in lines]
     for record in records:
         record["target"] = target
