@@ -241,8 +241,8 @@ class AttemptRecord:
                 expect=ExpectedOutline(data["expect"]["kind"], tuple(data["expect"]["tools"])),
                 verdict=_verdict(data["verdict"]),
                 signature=_signature(data["signature"]),
-                steps=tuple(_step(step) for step in data["steps"]),
-                findings=tuple(Finding.from_json(f) for f in data["findings"]),
+                steps=tuple(_step(step) for step in _list(data, "steps")),
+                findings=tuple(Finding.from_json(f) for f in _list(data, "findings")),
                 transport_error=(
                     None if data["transport_error"] is None else error_of(data["transport_error"])
                 ),
@@ -284,10 +284,19 @@ def _step(data: dict[str, Any]) -> StepRecord:
 def _signature(data: Any) -> Signature | None:
     if data is None:
         return None
+    if not isinstance(data, list) or len(data) != 3:
+        raise RecordShapeError("signature: expected [kind, [names], arguments]")
     kind, names, arguments = data
     if not (isinstance(kind, str) and isinstance(arguments, str) and isinstance(names, list)):
         raise RecordShapeError("signature: expected [kind, [names], arguments]")
     return (kind, tuple(str(name) for name in names), arguments)
+
+
+def _list(data: dict[str, Any], key: str) -> list[Any]:
+    value = data[key]
+    if not isinstance(value, list):
+        raise RecordShapeError(f"{key}: expected a list, got {type(value).__name__}")
+    return value
 
 
 def _verdict(value: Any) -> Verdict:
