@@ -71,7 +71,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
         return read_error(status, None, raw=raw)
 
     model: Any = None
-    blocks: list[dict[str, Any] | None] = []
+    blocks: dict[int, dict[str, Any] | None] = {}
     buffers: dict[int, list[str]] = {}
     finish_reason: str | None = None
     finished = False
@@ -84,12 +84,12 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
         if kind == "message_start" and isinstance(data.get("message"), dict):
             model = data["message"].get("model")
         elif kind == "content_block_start" and isinstance(index, int) and index >= 0:
+            # Kept by index, not in a list padded up to it: an index of 10**12 in a
+            # broken stream must not allocate a list that long.
             block = data.get("content_block")
-            while len(blocks) <= index:
-                blocks.append(None)
             blocks[index] = copy.deepcopy(block) if isinstance(block, dict) else None
         elif kind == "content_block_delta" and isinstance(index, int):
-            target = blocks[index] if 0 <= index < len(blocks) else None
+            target = blocks.get(index)
             delta = data.get("delta")
             if target is not None and isinstance(delta, dict):
                 _apply_delta(target, delta, buffers.setdefault(index, []))
@@ -100,9 +100,9 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
             finished = True
     for index, pieces in buffers.items():
         target = blocks[index]
-        if target is not None and target.get("type") in _TOOL_INPUT_BLOCKS:
+        if target is not None and _wire.one_of(target.get("type"), _TOOL_INPUT_BLOCKS):
             target["input"] = _finish_input("".join(pieces), target.get("input"))
-    content = [block for block in blocks if block is not None]
+    content = [blocks[index] for index in sorted(blocks) if blocks[index] is not None]
     decision = _decide(content, finish_reason, model, raw)
     return decision if finished else _wire.truncated(decision)
 
@@ -145,7 +145,7 @@ def _apply_delta(block: dict[str, Any], delta: Mapping[str, Any], buffer: list[s
     kind = delta.get("type")
     if kind == "text_delta" and block.get("type") == "text":
         block["text"] = str(block.get("text") or "") + str(delta.get("text", ""))
-    elif kind == "input_json_delta" and block.get("type") in _TOOL_INPUT_BLOCKS:
+    elif kind == "input_json_delta" and _wire.one_of(block.get("type"), _TOOL_INPUT_BLOCKS):
         buffer.append(str(delta.get("partial_json") or ""))
     elif kind == "thinking_delta" and block.get("type") == "thinking":
         block["thinking"] = str(block.get("thinking") or "") + str(delta.get("thinking", ""))

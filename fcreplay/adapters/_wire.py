@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -65,11 +65,18 @@ def tool_call(call_id: Any, name: Any, raw: Any) -> ToolCall:
     )
 
 
-def map_stop(table: Mapping[str, Stop], finish_reason: str | None, default: Stop) -> Stop:
-    """Map a provider stop value through `table`; unknown values become "other"."""
+def map_stop(table: Mapping[str, Stop], finish_reason: Any, default: Stop) -> Stop:
+    """Map a provider stop value through `table`; unknown values (or not even a string,
+    as a broken body may hold) become "other"."""
     if finish_reason is None:
         return default
-    return table.get(finish_reason, "other")
+    return table.get(finish_reason, "other") if isinstance(finish_reason, str) else "other"
+
+
+def one_of(value: Any, names: Collection[str]) -> bool:
+    """Whether a wire value is one of `names`; a list or object where a name belongs is
+    not (and is never hashed: membership in a set would raise)."""
+    return isinstance(value, str) and value in names
 
 
 def truncated(decision: Decision) -> Decision:
