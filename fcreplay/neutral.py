@@ -69,6 +69,7 @@ class RequestSettings:
     strict: bool = False
     """Ask for provider-side schema enforcement, with the transform it needs."""
     temperature: float | None = None
+    top_p: float | None = None
     max_output_tokens: int | None = None
     stream: bool = False
 

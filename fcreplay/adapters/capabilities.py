@@ -72,6 +72,9 @@ class Capabilities:
     turn without the call, "length" cuts the call off at the output-token limit."""
     lint: LintRules | None = None
     """The provider's rules `fcreplay lint` checks the contract against; None: none."""
+    opt_in_settings: frozenset[str] = frozenset()
+    """Suite-wide `RequestSettings` fields ("temperature", "top_p") this format is sent
+    only when a target sets them itself: its recent models reject them."""
 
     def json_array_stream(self, url: str) -> bool:
         """Whether a request URL asks for its stream as one JSON array of chunks."""

@@ -129,6 +129,8 @@ def build_request(
     generation: dict[str, Any] = {}
     if settings.temperature is not None:
         generation["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        generation["topP"] = settings.top_p
     if settings.max_output_tokens is not None:
         generation["maxOutputTokens"] = settings.max_output_tokens
     if generation:

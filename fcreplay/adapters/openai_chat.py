@@ -108,6 +108,8 @@ def build_request(
             body["parallel_tool_calls"] = settings.parallel_tool_calls
     if settings.temperature is not None:
         body["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        body["top_p"] = settings.top_p
     if settings.max_output_tokens is not None:
         body["max_completion_tokens"] = settings.max_output_tokens
     if settings.stream:

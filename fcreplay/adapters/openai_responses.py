@@ -9,9 +9,12 @@ and `_openai_lint` are shared with the Chat Completions adapter).
 
 Choices this wire format forces (see the providers reference, section 3):
 
-- Stateless: every request sends `store: false` and asks for
-  `reasoning.encrypted_content`, and the whole history (every output item of
-  earlier turns, verbatim) is re-sent each turn.
+- Stateless: every request sends `store: false`, and the whole history (every
+  output item of earlier turns, verbatim) is re-sent each turn. `include` is not
+  sent: non-reasoning models refuse `reasoning.encrypted_content` with a 400, so a
+  reasoning-model target asks for it in its `extra_body` (docs/config.md).
+- Without tools (or in no_tools mode) neither `tools`, `tool_choice` nor
+  `parallel_tool_calls` is sent.
 - There is no finish reason. `finish_reason` is the response `status`, except
   that an incomplete response becomes `incomplete:<incomplete_details.reason>`
   (e.g. `incomplete:max_output_tokens`) so that one string maps to `stop`.
@@ -59,15 +62,12 @@ from fcreplay.neutral import (
 )
 
 NAME = "openai_responses"
-VERSION = "2"
+VERSION = "3"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_HEADER = "authorization"
 API_KEY_PREFIX = "Bearer "
 
 PATH = "/responses"
-INCLUDE = ("reasoning.encrypted_content",)
-"""Asked for on every request so reasoning items can be replayed with `store: false`."""
-
 CAPABILITIES = Capabilities(
     url_markers=(PATH,),
     conversation_keys=frozenset({"input"}),
@@ -95,7 +95,7 @@ def build_request(
         history = history[1:]
     body["input"] = _wire.history_payload(history)
     choice = settings.tool_choice
-    if choice.mode != "no_tools":
+    if tools and choice.mode != "no_tools":
         body["tools"] = declarations(tools, settings.strict, _tool)
         body["tool_choice"] = _tool_choice(choice)
         if settings.parallel_tool_calls is not None:
@@ -104,8 +104,9 @@ def build_request(
         body["temperature"] = settings.temperature
     if settings.max_output_tokens is not None:
         body["max_output_tokens"] = settings.max_output_tokens
+    if settings.top_p is not None:
+        body["top_p"] = settings.top_p
     body["store"] = False
-    body["include"] = list(INCLUDE)
     headers = {"content-type": "application/json"}
     if settings.stream:
         body["stream"] = True
