@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -18,11 +19,12 @@ class HttpTransport:
         self,
         base_url: str,
         *,
-        auth_header: tuple[str, str] | None,
+        secret_headers: Mapping[str, str],
         timeout: float,
     ) -> None:
         self._base_url = base_url.rstrip("/")
-        self._auth = dict([auth_header]) if auth_header else {}
+        self._auth = dict(secret_headers)
+        """The key's header and any other secret header: sent, never part of the RoundTrip."""
         self._client = httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)))
 
     def send(self, request: WireRequest) -> RoundTrip:

@@ -6,12 +6,14 @@ import os
 import re
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.errors import InputError
+from fcreplay.inputs import target_options as options
+from fcreplay.inputs.target_options import Header, SettingsOverride
 from fcreplay.schemadiff.classes import ALLOWABLE
 from fcreplay.sources import read_text
 
@@ -37,6 +39,13 @@ class Target:
     """Name of the environment variable holding the key; the key itself is never stored."""
     stream: bool = False
     strict: bool = False
+    # Request options for deployments with additions (inputs.target_options, docs/config.md).
+    headers: tuple[Header, ...] = ()
+    query: tuple[tuple[str, str], ...] = ()
+    extra_body: dict[str, Any] = field(default_factory=dict, hash=False)
+    settings: SettingsOverride = field(default_factory=SettingsOverride)
+    api_key_header: str | None = None
+    api_key_prefix: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,7 @@ class SuiteConfig:
     golden: Path = Path("golden")
     runs: Path = Path("runs")
     temperature: float | None = 0.0
+    top_p: float | None = None
     max_output_tokens: int = 500
     repetitions: int = 1
     parallel_tool_calls: bool | None = None
@@ -185,6 +195,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "golden": _path,
     "runs": _path,
     "temperature": _temperature,
+    "top_p": options.top_p,
     "max_output_tokens": _positive_int,
     "repetitions": _positive_int,
     "parallel_tool_calls": _optional_bool,
@@ -203,6 +214,12 @@ _TARGET_FIELDS: dict[str, FieldRule] = {
     "api_key_env": _env_name,
     "stream": _bool,
     "strict": _bool,
+    "headers": options.headers,
+    "query": options.query,
+    "extra_body": options.extra_body,
+    "settings": options.settings,
+    "api_key_header": options.api_key_header,
+    "api_key_prefix": options.api_key_prefix,
 }
 _REQUIRED = ("contract", "cases")
 _TARGET_REQUIRED = ("name", "adapter", "model")
