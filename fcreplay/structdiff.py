@@ -11,6 +11,7 @@ from typing import Any
 
 from fcreplay.sources import pointer
 
+
 class _Missing:
     """The type of MISSING: one instance, which pickles as itself (worker processes)."""
 
