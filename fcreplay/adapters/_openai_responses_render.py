@@ -167,7 +167,7 @@ def _render_item_events(out: Events, index: int, item: dict[str, Any]) -> None:
             at = {**where, "content_index": content_index}
             out.add("response.content_part.added", part={**part, key: ""}, **at)
             # Text events carry the token logprobs the SDK requires (none are asked for).
-            logprobs = {"logprobs": []} if part["type"] == "output_text" else {}
+            logprobs: dict[str, Any] = {"logprobs": []} if part["type"] == "output_text" else {}
             for fragment in _fragments(part[key]):
                 out.add(f"{prefix}.delta", delta=fragment, **at, **logprobs)
             out.add(f"{prefix}.done", **{key: part[key]}, **at, **logprobs)

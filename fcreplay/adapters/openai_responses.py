@@ -19,8 +19,12 @@ Choices this wire format forces (see the providers reference, section 3):
   that an incomplete response becomes `incomplete:<incomplete_details.reason>`
   (e.g. `incomplete:max_output_tokens`) so that one string maps to `stop`.
 - A call is a `function_call` output item; its id is `call_id` (not `id`).
-  Hosted tool items (`web_search_call`, `mcp_call`, ...) stay in the assistant
-  turn and are never reported as calls.
+  Free-form `custom_tool_call` items (their `input` kept raw, never decoded) and
+  `tool_search_call` items the client executes (`execution: "client"`, named
+  `tool_search`) are calls too: the client must answer them, with a
+  `custom_tool_call_output` or a `tool_search_output` (the result's `tools` list).
+  Hosted tool items (`web_search_call`, `mcp_call`, a server-run tool search...)
+  stay in the assistant turn and are never reported as calls.
 - A response with `status: failed` (inside a 2xx) and the in-stream `error` /
   `response.failed` events become a ProviderError that keeps the HTTP status
   the stream arrived with; it is retryable when its code is `server_error` or
@@ -173,6 +177,9 @@ def _last_user_text(items: Any) -> str | None:
     return None
 
 
+_OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
+
+
 def _result_turns(items: Any) -> int:
     # Results of one turn are consecutive items, so each run of them is one turn.
     if not isinstance(items, list):
@@ -180,7 +187,7 @@ def _result_turns(items: Any) -> int:
     turns = 0
     previous = False
     for item in items:
-        current = isinstance(item, dict) and item.get("type") == "function_call_output"
+        current = isinstance(item, dict) and item.get("type") in _OUTPUT_TYPES
         if current and not previous:
             turns += 1
         previous = current
@@ -256,17 +263,26 @@ def append_tool_result(
     else:
         items = _synthesized_turn(decision)
     history.extend(WireItem(item) for item in items)
+    kinds = {item.get("call_id"): item.get("type") for item in items if isinstance(item, dict)}
     for result, call_id in zip(results, _result_ids(decision, results), strict=True):
-        history.append(
-            WireItem(
-                {
-                    "type": "function_call_output",
-                    "call_id": call_id,
-                    "output": _wire.result_text(result.content),
-                }
-            )
-        )
+        history.append(WireItem(_output(kinds.get(call_id), call_id, result)))
     return history
+
+
+def _output(kind: Any, call_id: str | None, result: ToolResult) -> dict[str, Any]:
+    """The input item answering one call, in the shape its call item's type needs."""
+    if kind == "tool_search_call":
+        tools = result.content.get("tools")
+        return {
+            "type": "tool_search_output",
+            "call_id": call_id,
+            "execution": "client",
+            "tools": tools if isinstance(tools, list) else [],
+        }
+    output_type = (
+        "custom_tool_call_output" if kind == "custom_tool_call" else "function_call_output"
+    )
+    return {"type": output_type, "call_id": call_id, "output": _wire.result_text(result.content)}
 
 
 def _synthesized_turn(decision: Decision) -> list[dict[str, Any]]:
