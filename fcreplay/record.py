@@ -143,6 +143,9 @@ class AttemptRecord:
     """Every finding of the attempt, each with its `step`."""
     transport_error: AttemptError | None
     schema_version: int = SCHEMA_VERSION
+    test: str | None = None
+    """The pytest node id, for records of a test's client traffic; None for suite attempts
+    (and then absent from the JSON, so suite run logs keep their bytes)."""
 
     @property
     def key(self) -> AttemptKey:
@@ -175,7 +178,7 @@ class AttemptRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record as one run-log line's object, keys in log order."""
-        return {
+        data = {
             "schema_version": self.schema_version,
             "run_id": self.run_id,
             "target": self.target,
@@ -202,6 +205,9 @@ class AttemptRecord:
             if self.transport_error is None
             else self.transport_error.to_json(),
         }
+        if self.test is not None:
+            data["test"] = self.test
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> AttemptRecord:
@@ -239,6 +245,7 @@ class AttemptRecord:
                 transport_error=(
                     None if data["transport_error"] is None else error_of(data["transport_error"])
                 ),
+                test=_optional_text(data, "test") if "test" in data else None,
             )
         except RecordShapeError:
             raise

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from fcreplay.cli import run
+from fcreplay.engine import transport
 from fcreplay.engine.plan import plan_units, unit_settings
 from fcreplay.engine.request_options import with_target_options
 from fcreplay.errors import InputError
@@ -167,13 +167,14 @@ def test_options_are_sent_recorded_and_part_of_drift(
     monkeypatch.setenv("FAKE_AZURE_KEY", key)
     monkeypatch.setenv("GW_KEY", secret)
     sent: list[tuple[str, dict[str, str]]] = []
-    original = httpx.Client.stream
+    original = transport.HttpTransport.send
 
-    def spy(self: httpx.Client, method: str, url: str, **kwargs: Any) -> Any:
-        sent.append((url, dict(kwargs["headers"])))
-        return original(self, method, url, **kwargs)
+    def spy(self: transport.HttpTransport, request: WireRequest) -> Any:
+        trip = original(self, request)
+        sent.append((trip.url, {**request.headers, **self._auth}))
+        return trip
 
-    monkeypatch.setattr(httpx.Client, "stream", spy)
+    monkeypatch.setattr(transport.HttpTransport, "send", spy)
     assert run(["record", "--config", str(config), *SELECTION]) == 0
     assert sent
     for url, headers in sent:
