@@ -1,10 +1,11 @@
-"""Cassettes on disk: read any vcrpy cassette, and write and read fcreplay's own JSON format.
+"""Cassettes on disk: read any recording (vcrpy, Ruby VCR, HAR), and fcreplay's own JSON format.
 
 This is the only module that imports vcrpy. Everything it returns is an
 fcreplay dataclass: bodies decoded (gzip, base64, `!!binary`), JSON parsed,
 streams split into events, whatever style the recording project used. The
 interaction dataclasses and their layouts live in `cassettes.interactions`, body
-decoding in `cassettes.bodies`; their public names are re-exported here.
+decoding in `cassettes.bodies`, the other recorders' formats in `cassettes.formats`;
+their public names are re-exported here.
 
 fcreplay's own format is JSON with bodies stored decoded and readable:
 
@@ -25,6 +26,7 @@ from typing import Any
 
 from fcreplay.atomic import write_text_atomically
 from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
+from fcreplay.cassettes.formats import FORMATS, interaction_items
 from fcreplay.cassettes.interactions import Interaction as Interaction
 from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
 from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
@@ -91,14 +93,9 @@ def read_interactions(path: str | Path) -> list[Interaction | UnreadableInteract
 def load_cassette(path: str | Path) -> Cassette:
     """Read a cassette with its fcreplay block (see `read_interactions`)."""
     document = _load_document(path)
-    if isinstance(document, list):
-        items: Any = document  # vcrpy < 1.0 wrote a bare list of interactions
-    elif isinstance(document, dict):
-        items = document.get("interactions")
-    else:
-        items = None
-    if not isinstance(items, list):
-        raise InputError.at(path, None, "not a vcrpy cassette: no 'interactions' list")
+    items = interaction_items(document)
+    if items is None:
+        raise InputError.at(path, None, f"not a cassette: it holds no {FORMATS} list")
     block = document.get("fcreplay") if isinstance(document, dict) else None
     own = block is not None
     meta = _read_meta(path, block) if own else None
