@@ -11,6 +11,9 @@ from fcreplay.canonical import sorted_json
 
 Role = Literal["system", "user", "assistant"]
 ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]
+StreamFraming = Literal["sse", "ndjson", "aws-eventstream"]
+"""How a format frames stream events on the wire: server-sent events, one JSON object
+per line, or AWS's binary event stream."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, get_args
 from urllib.parse import parse_qsl, urlsplit
 
-from fcreplay.neutral import ToolMode
+from fcreplay.neutral import StreamFraming, ToolMode
 
 if TYPE_CHECKING:
     from fcreplay.decision import Stop
@@ -72,6 +72,9 @@ class Capabilities:
     turn without the call, "length" cuts the call off at the output-token limit."""
     lint: LintRules | None = None
     """The provider's rules `fcreplay lint` checks the contract against; None: none."""
+    stream_framing: StreamFraming = "sse"
+    """How streamed answers are framed: SSE, NDJSON lines (Ollama's native API) or the AWS
+    binary event stream (Bedrock); the simulator writes it, cassette readers decode it."""
     opt_in_settings: frozenset[str] = frozenset()
     """Suite-wide `RequestSettings` fields ("temperature", "top_p") this format is sent
     only when a target sets them itself: its recent models reject them."""

@@ -18,8 +18,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from fcreplay.adapters.registry import api_for_url, get_adapter
+from fcreplay.cassettes import eventstream
+from fcreplay.cassettes.framing import decode_ndjson, framing_of, looks_like_ndjson
 from fcreplay.cassettes.sse import decode_data, parse_sse
-from fcreplay.neutral import StreamEvent
+from fcreplay.neutral import StreamEvent, StreamFraming
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BASE64_GZIP_PREFIX = "H4sI"
@@ -115,6 +117,8 @@ def response_body(
         raw = unwrap(value)
         if isinstance(raw, bytes):
             raw = decompress(raw, headers.get("content-encoding"))
+            if stream_framing(uri) == "aws-eventstream" and eventstream.looks_like(raw):
+                return None, tuple(eventstream.decode(raw))
             try:
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -183,6 +187,10 @@ def interpret(text: str, headers: Mapping[str, str], uri: str) -> tuple[Any, Any
         events = parse_sse(text)
         if events:
             return None, tuple(events)
+    if framing_of(content_type) == "ndjson" or (
+        stream_framing(uri) == "ndjson" and looks_like_ndjson(text)
+    ):
+        return None, decode_ndjson(text)
     value = decode_data(text)
     if value is not text:
         if isinstance(value, list) and is_json_array_stream(uri):
@@ -206,6 +214,12 @@ def _looks_like_sse(text: str) -> bool:
 
 def _array_events(elements: list[Any]) -> tuple[StreamEvent, ...]:
     return tuple(StreamEvent(None, element) for element in elements)
+
+
+def stream_framing(uri: str) -> StreamFraming | None:
+    """The stream framing of the request URL's adapter, or None for an unknown URL."""
+    api = api_for_url(uri)
+    return get_adapter(api).CAPABILITIES.stream_framing if api is not None else None
 
 
 def is_json_array_stream(uri: str) -> bool:

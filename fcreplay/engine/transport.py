@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
+from fcreplay.cassettes import eventstream
+from fcreplay.cassettes.framing import decode_ndjson, framing_of
 from fcreplay.cassettes.sse import SSEDecoder
 from fcreplay.clients.flavor import library
 from fcreplay.neutral import RoundTrip, StreamEvent, TransportError, WireRequest, WireResponse
@@ -58,8 +60,19 @@ class HttpTransport:
 def _read(response: Any, cut: type[Exception]) -> WireResponse:
     """Read a whole answer; `cut` is the library's error for a stream the server cut."""
     headers = {name.lower(): value for name, value in response.headers.items()}
-    is_stream = headers.get("content-type", "").startswith("text/event-stream")
-    if is_stream and 200 <= response.status_code < 300:
+    framing = framing_of(headers.get("content-type", ""))
+    if framing in ("ndjson", "aws-eventstream") and 200 <= response.status_code < 300:
+        chunks: list[bytes] = []
+        with suppress(cut):  # a cut stream: the events that arrived whole are kept
+            for chunk in response.iter_bytes():
+                chunks.append(chunk)
+        raw = b"".join(chunks)
+        if framing == "ndjson":
+            found = decode_ndjson(raw.decode("utf-8", errors="replace"))
+        else:
+            found = tuple(eventstream.decode(raw))
+        return WireResponse(response.status_code, headers, None, found)
+    if framing == "sse" and 200 <= response.status_code < 300:
         decoder = SSEDecoder()
         events: list[StreamEvent] = []
         try:
