@@ -34,7 +34,7 @@ from fcreplay.adapters._bedrock_wire import parse_stream as parse_stream
 from fcreplay.adapters._bedrock_wire import render_error as render_error
 from fcreplay.adapters._bedrock_wire import render_response as render_response
 from fcreplay.adapters._wire import as_dict, as_list, declarations, payload_items
-from fcreplay.adapters.capabilities import Capabilities, StreamPath
+from fcreplay.adapters.capabilities import TOOL_MODES, Capabilities, StreamPath
 from fcreplay.decision import Decision
 from fcreplay.history import History, HistoryCall, HistoryMessage, HistoryResult
 from fcreplay.inputs.contract import ToolSpec
@@ -62,6 +62,7 @@ _RULE = "docs/providers.md §8"
 
 
 def _lint(subject: LintSubject) -> Found:
+    yield ("note", "", "Bedrock Converse has no 'none' tool choice: it goes out as auto", _RULE)
     if subject.strict:
         yield ("warning", "", "Bedrock Converse: the strict flag is not sent", _RULE)
 
@@ -71,6 +72,7 @@ CAPABILITIES = Capabilities(
     stream_path=StreamPath("/converse-stream"),
     conversation_keys=frozenset({"messages"}),
     parallel_knob=frozenset(),
+    tool_choice_modes=TOOL_MODES - {"none"},
     broken_call_stop="malformed_call",
     stream_framing="aws-eventstream",
     lint=LintRules(

@@ -63,6 +63,10 @@ class Capabilities:
     parallel_knob: frozenset[ToolMode] = TOOL_MODES
     """Tool-choice modes whose requests can carry the parallel-calls policy; in the other
     modes a request that leaves it out is not a `parallel_mismatch`."""
+    tool_choice_modes: frozenset[ToolMode] = TOOL_MODES
+    """Tool-choice modes the format can ask for; a request in another mode goes out as
+    the nearest it has ("auto"), which is then not a `tool_choice_mismatch` (lint says
+    so once instead)."""
     string_arguments: bool = False
     """Calls carry their arguments as JSON text, so unparseable arguments can be sent as
     they are; otherwise arguments are JSON objects and the simulator sends

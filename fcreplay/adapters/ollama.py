@@ -54,6 +54,13 @@ _RULE = "docs/providers.md §6.5"
 
 
 def _lint(subject: LintSubject) -> Found:
+    yield (
+        "note",
+        "",
+        "Ollama's native API has no tool choice: forced and required requests go out as "
+        "auto, and none without tools",
+        _RULE,
+    )
     if subject.strict:
         yield ("warning", "", "Ollama's native API has no strict flag; it is not sent", _RULE)
 
@@ -62,6 +69,7 @@ CAPABILITIES = Capabilities(
     url_markers=(PATH,),
     conversation_keys=frozenset({"messages"}),
     parallel_knob=frozenset(),  # no parallel-call switch
+    tool_choice_modes=frozenset({"auto", "no_tools"}),
     broken_call_stop="malformed_call",
     stream_framing="ndjson",
     lint=LintRules(

@@ -26,7 +26,9 @@ from typing import Any
 
 from fcreplay.atomic import write_text_atomically
 from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
+from fcreplay.cassettes.bodies import stream_framing
 from fcreplay.cassettes.formats import FORMATS, interaction_items
+from fcreplay.cassettes.framing import encode as encode_events
 from fcreplay.cassettes.interactions import Interaction as Interaction
 from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
 from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
@@ -290,6 +292,10 @@ def _wire_body(uri: str, response: WireResponse) -> Any:
         return response.body
     if is_json_array_stream(uri) and all(event.event is None for event in response.events):
         return [event.data for event in response.events]
+    framing = stream_framing(uri)
+    if framing is not None and framing != "sse":
+        chunks = encode_events(framing, response.events)
+        return b"".join(chunks) if framing == "aws-eventstream" else b"".join(chunks).decode()
     return format_sse(response.events)
 
 
