@@ -283,7 +283,11 @@ def test_inspect_needs_a_path_and_a_known_format() -> None:
 
 def test_a_url_fragment_does_not_hide_the_api() -> None:
     assert api_of("https://api.mistral.ai/v1/chat/completions#stream") == "openai_chat"
-    assert api_of("https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse") == "other"
+    assert api_of("https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse") == (
+        "bedrock_converse"
+    )
+    assert api_of("http://127.0.0.1:11434/api/chat") == "ollama"
+    assert api_of("https://api.cohere.com/v2/chat") == "other"
 
 
 def test_text_rendering_shows_invalid_arguments_as_sent() -> None:

@@ -5,9 +5,9 @@ renders answers (docs/providers.md §8). Wire facts this module follows:
 
 - Tools are `toolConfig.tools[].toolSpec {name, description, inputSchema: {json}}`;
   `toolConfig.toolChoice` is `{"auto": {}}`, `{"any": {}}` or `{"tool": {"name"}}`.
-  There is no "none" choice, and a history holding `toolUse` blocks needs the
-  `toolConfig`, so "none" sends the tools without a `toolChoice` (read back as
-  "auto"; lint says so). No parallel-call switch, no strict flag.
+  There is no "none" choice: "none" leaves the tools out, unless the history holds
+  `toolUse` blocks, which need the `toolConfig` (then the tools go without a
+  `toolChoice`, read back as "auto"; lint says so). No parallel-call switch, no strict flag.
 - Messages hold content blocks: user text as `[{"text": ...}]`, system prompts in
   the top-level `system` list, settings in `inferenceConfig` (`maxTokens`,
   `temperature`, `topP`).
@@ -113,7 +113,14 @@ def build_request(
     if system:
         body["system"] = system
     choice = settings.tool_choice
-    if tools and choice.mode != "no_tools":
+    # No "none" choice: the tools are left out, unless the history's toolUse blocks
+    # need the toolConfig (then they go without a toolChoice).
+    needed = choice.mode != "none" or any(
+        "toolUse" in block or "toolResult" in block
+        for message in wire
+        for block in map(as_dict, as_list(as_dict(message).get("content")))
+    )
+    if tools and choice.mode != "no_tools" and needed:
         config: dict[str, Any] = {"tools": declarations(tools, settings.strict, _tool_spec)}
         if choice.mode == "forced":
             if not choice.tool:

@@ -70,7 +70,8 @@ CAPABILITIES = Capabilities(
     conversation_keys=frozenset({"messages"}),
     parallel_knob=frozenset(),  # no parallel-call switch
     tool_choice_modes=frozenset({"auto", "no_tools"}),
-    broken_call_stop="malformed_call",
+    # `arguments` is an object: broken JSON shows as a call cut off at the token limit.
+    broken_call_stop="length",
     stream_framing="ndjson",
     lint=LintRules(
         Provider(

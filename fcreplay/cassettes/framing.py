@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 
 from fcreplay.cassettes import eventstream
-from fcreplay.cassettes.sse import decode_data, format_sse
+from fcreplay.cassettes.sse import decode_data, format_sse, parse_sse
 from fcreplay.neutral import StreamEvent, StreamFraming
 
 CONTENT_TYPES: dict[StreamFraming, str] = {
@@ -39,6 +39,14 @@ def looks_like_ndjson(text: str) -> bool:
     """Whether text holds two or more lines that are each a JSON object."""
     lines = [line for line in text.splitlines() if line.strip()]
     return len(lines) > 1 and all(isinstance(decode_data(line), dict) for line in lines)
+
+
+def decode(framing: StreamFraming, raw: bytes) -> tuple[StreamEvent, ...]:
+    """The events of a whole stream body in `framing`."""
+    if framing == "aws-eventstream":
+        return tuple(eventstream.decode(raw))
+    text = raw.decode("utf-8", errors="replace")
+    return decode_ndjson(text) if framing == "ndjson" else tuple(parse_sse(text))
 
 
 def encode(framing: StreamFraming, events: Iterable[StreamEvent]) -> list[bytes]:

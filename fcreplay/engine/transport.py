@@ -13,8 +13,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
-from fcreplay.cassettes import eventstream
-from fcreplay.cassettes.framing import decode_ndjson, framing_of
+from fcreplay.cassettes.framing import decode as decode_stream
+from fcreplay.cassettes.framing import framing_of
 from fcreplay.cassettes.sse import SSEDecoder
 from fcreplay.clients.flavor import library
 from fcreplay.neutral import RoundTrip, StreamEvent, TransportError, WireRequest, WireResponse
@@ -66,11 +66,7 @@ def _read(response: Any, cut: type[Exception]) -> WireResponse:
         with suppress(cut):  # a cut stream: the events that arrived whole are kept
             for chunk in response.iter_bytes():
                 chunks.append(chunk)
-        raw = b"".join(chunks)
-        if framing == "ndjson":
-            found = decode_ndjson(raw.decode("utf-8", errors="replace"))
-        else:
-            found = tuple(eventstream.decode(raw))
+        found = decode_stream(framing, b"".join(chunks))
         return WireResponse(response.status_code, headers, None, found)
     if framing == "sse" and 200 <= response.status_code < 300:
         decoder = SSEDecoder()
