@@ -143,6 +143,8 @@ class AttemptRecord:
     """Every finding of the attempt, each with its `step`."""
     transport_error: AttemptError | None
     schema_version: int = SCHEMA_VERSION
+    tags: tuple[str, ...] = ()
+    """The case's tags, for metrics per tag; written only when the case has some."""
 
     @property
     def key(self) -> AttemptKey:
@@ -174,8 +176,8 @@ class AttemptRecord:
         return None if self.transport_error is None else self.transport_error.message
 
     def to_json(self) -> dict[str, Any]:
-        """The record as one run-log line's object, keys in log order."""
-        return {
+        """The record as one run-log line's object, keys in log order (tags last, when set)."""
+        data = {
             "schema_version": self.schema_version,
             "run_id": self.run_id,
             "target": self.target,
@@ -202,6 +204,9 @@ class AttemptRecord:
             if self.transport_error is None
             else self.transport_error.to_json(),
         }
+        if self.tags:
+            data["tags"] = list(self.tags)
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> AttemptRecord:
@@ -239,6 +244,7 @@ class AttemptRecord:
                 transport_error=(
                     None if data["transport_error"] is None else error_of(data["transport_error"])
                 ),
+                tags=tuple(str(tag) for tag in data.get("tags", ())),
             )
         except RecordShapeError:
             raise
