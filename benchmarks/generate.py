@@ -34,14 +34,15 @@ from urllib.parse import urlsplit
 import domain
 
 import fcreplay
-from fcreplay.adapters import ADAPTERS, Adapter, get_adapter
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.adapters.registry import BUILT_IN, get_adapter
 from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cassettes.store import FORMAT as CASSETTE_FORMAT
 from fcreplay.engine import runner
 from fcreplay.engine.progress import Progress
-from fcreplay.exchange import HttpExchange, WireRequest, WireResponse
 from fcreplay.golden.store import GOLDEN_FORMAT
 from fcreplay.inputs.suite import load_suite
+from fcreplay.neutral import RoundTrip, WireRequest, WireResponse
 from fcreplay.simulator.server import Reply, Simulator, base_urls, parse_script
 from fcreplay.version import __version__
 
@@ -100,7 +101,7 @@ def cache_key(size: int, seed: int) -> dict[str, Any]:
         "seed": seed,
         "size": size,
         "fcreplay_version": __version__,
-        "adapter_versions": {name: get_adapter(name).VERSION for name in ADAPTERS},
+        "adapter_versions": {name: get_adapter(name).VERSION for name in BUILT_IN},
         "cassette_format": CASSETTE_FORMAT,
         "golden_format": GOLDEN_FORMAT,
     }
@@ -315,7 +316,7 @@ class SimulatorTransport:
     repetitions, and injected faults live only in the automatic variant.
     """
 
-    def __init__(self, base_url: str, adapter: Adapter, script: dict[str, Any]) -> None:
+    def __init__(self, base_url: str, adapter: ReadBackAdapter, script: dict[str, Any]) -> None:
         self._base_url = base_url.rstrip("/")
         self._adapter = adapter
         self._cases: dict[str, Any] = script["cases"]
@@ -340,7 +341,7 @@ class SimulatorTransport:
                 self._simulators[key] = simulator
         return simulator
 
-    def send(self, request: WireRequest) -> HttpExchange:
+    def send(self, request: WireRequest) -> RoundTrip:
         url = self._base_url + request.path
         parts = urlsplit(url)
         path = parts.path + (f"?{parts.query}" if parts.query else "")
@@ -350,7 +351,7 @@ class SimulatorTransport:
         )
         body = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
         reply = simulator.handle(request.method, path, body)
-        return HttpExchange(request.method, url, dict(request.headers), request.body, _wire(reply))
+        return RoundTrip(request.method, url, dict(request.headers), request.body, _wire(reply))
 
     def close(self) -> None:
         """Nothing to release."""

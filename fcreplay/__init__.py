@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Any
 from fcreplay.version import __version__
 
 if TYPE_CHECKING:
+    from fcreplay.adapters.capabilities import Capabilities as Capabilities
+    from fcreplay.adapters.capabilities import StreamPath as StreamPath
+    from fcreplay.adapters.protocol import ClientAdapter as ClientAdapter
+    from fcreplay.adapters.protocol import ReadBackAdapter as ReadBackAdapter
+    from fcreplay.adapters.protocol import ServerAdapter as ServerAdapter
+    from fcreplay.adapters.registry import register_adapter as register_adapter
     from fcreplay.canonical import canonical_json as canonical_json
     from fcreplay.decision import Decision as Decision
     from fcreplay.decision import ProviderError as ProviderError
@@ -27,13 +33,19 @@ if TYPE_CHECKING:
     from fcreplay.inputs.contract import Contract as Contract
     from fcreplay.inputs.contract import ToolSpec as ToolSpec
     from fcreplay.inputs.contract import load_contract as load_contract
-    from fcreplay.judge.expectations import check_expectation as check_expectation
+    from fcreplay.judge.expectations import judge_expectation as judge_expectation
     from fcreplay.judge.expectations import validate_call as validate_call
     from fcreplay.judge.expectations import validate_decision as validate_decision
-    from fcreplay.judge.repair import ArgumentCheck as ArgumentCheck
-    from fcreplay.judge.repair import check_arguments as check_arguments
+    from fcreplay.judge.repair import ArgumentClassification as ArgumentClassification
+    from fcreplay.judge.repair import classify_arguments as classify_arguments
 
 _EXPORTS: dict[str, str] = {
+    "Capabilities": "adapters.capabilities",
+    "StreamPath": "adapters.capabilities",
+    "ClientAdapter": "adapters.protocol",
+    "ReadBackAdapter": "adapters.protocol",
+    "ServerAdapter": "adapters.protocol",
+    "register_adapter": "adapters.registry",
     "Case": "inputs.cases",
     "ExpectedCall": "inputs.cases",
     "Expectation": "inputs.cases",
@@ -49,9 +61,9 @@ _EXPORTS: dict[str, str] = {
     "FcreplayError": "errors",
     "InputError": "errors",
     "Finding": "finding",
-    "ArgumentCheck": "judge.repair",
-    "check_arguments": "judge.repair",
-    "check_expectation": "judge.expectations",
+    "ArgumentClassification": "judge.repair",
+    "classify_arguments": "judge.repair",
+    "judge_expectation": "judge.expectations",
     "validate_call": "judge.expectations",
     "validate_decision": "judge.expectations",
 }

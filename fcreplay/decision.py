@@ -8,7 +8,6 @@ from typing import Any, Literal
 from fcreplay.canonical import canonical_json
 
 DecisionKind = Literal["tool_call", "text", "refusal", "invalid"]
-DECISION_KINDS: tuple[DecisionKind, ...] = ("tool_call", "text", "refusal", "invalid")
 
 Stop = Literal[
     "tool_call",  # call items present
@@ -66,7 +65,7 @@ class Decision:
     text: str | None = None
     calls: tuple[ToolCall, ...] = ()
     finish_reason: str | None = None
-    """The provider's own stop value, unchanged (`tool_calls`, `end_turn`, `STOP`...)."""
+    """The provider's own stop value, unchanged, whatever its wire format calls it."""
     stop: Stop = "end"
     """`finish_reason` mapped to a provider-neutral value."""
     raw_response: Any = field(default=None, compare=False, repr=False)

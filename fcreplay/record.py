@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from fcreplay.decision import Decision, ProviderError, Signature
-from fcreplay.exchange import ToolResult
 from fcreplay.finding import Finding
-from fcreplay.judge.repair import ArgumentCheck
+from fcreplay.judge.repair import ArgumentClassification
+from fcreplay.neutral import ToolResult
 
 SCHEMA_VERSION = 1
 
@@ -96,7 +96,7 @@ class StepRecord:
     step: int
     request_sha256: str | None
     decision: Decision
-    arguments: tuple[ArgumentCheck, ...]
+    arguments: tuple[ArgumentClassification, ...]
     """The class of each call's arguments, parallel to `decision.calls`."""
     tool_results: tuple[ToolResult, ...] = ()
     findings: tuple[Finding, ...] = ()
@@ -273,7 +273,7 @@ def _step(data: dict[str, Any]) -> StepRecord:
         step=_whole(data, "step"),
         request_sha256=_optional_text(data, "request_sha256"),
         decision=Decision.from_json(data["decision"]),
-        arguments=tuple(ArgumentCheck.from_json(a) for a in data["arguments"]),
+        arguments=tuple(ArgumentClassification.from_json(a) for a in data["arguments"]),
         tool_results=tuple(ToolResult.from_json(r) for r in data["tool_results"]),
         findings=tuple(Finding.from_json(f) for f in data["findings"]),
     )

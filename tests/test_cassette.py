@@ -25,7 +25,6 @@ from fcreplay.cassettes.store import (
     CassetteMeta,
     Interaction,
     RecordedRequest,
-    RecordedResponse,
     UnreadableInteraction,
     cassette_text,
     load_cassette,
@@ -33,7 +32,7 @@ from fcreplay.cassettes.store import (
     write_cassette,
 )
 from fcreplay.errors import InputError
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent, WireResponse
 
 CHAT_URL = "https://api.openai.com/v1/chat/completions"
 GEMINI_STREAM_URL = (
@@ -94,7 +93,7 @@ def test_plain_vcrpy_yaml_with_json_string_bodies(tmp_path: Path) -> None:
     assert interaction.request == RecordedRequest(
         "POST", CHAT_URL, {"content-type": "application/json", "accept": "*/*"}, REQUEST
     )
-    assert interaction.response == RecordedResponse(
+    assert interaction.response == WireResponse(
         200, {"content-type": "application/json"}, REPLY, None
     )
 
@@ -248,19 +247,19 @@ def test_yaml_syntax_errors_carry_the_line(tmp_path: Path) -> None:
 def sample_interactions() -> list[Interaction]:
     request = RecordedRequest("POST", CHAT_URL, {"content-type": "application/json"}, REQUEST)
     return [
-        Interaction(request, RecordedResponse(200, {"content-type": "application/json"}, REPLY)),
+        Interaction(request, WireResponse(200, {"content-type": "application/json"}, REPLY)),
         Interaction(
             request,
-            RecordedResponse(200, {"content-type": "text/event-stream"}, None, SSE_EVENTS),
+            WireResponse(200, {"content-type": "text/event-stream"}, None, SSE_EVENTS),
         ),
         Interaction(
             RecordedRequest("POST", GEMINI_STREAM_URL, {}, {"contents": []}),
-            RecordedResponse(200, {}, None, (StreamEvent(None, {"a": 1}), StreamEvent(None, [2]))),
+            WireResponse(200, {}, None, (StreamEvent(None, {"a": 1}), StreamEvent(None, [2]))),
         ),
-        Interaction(request, RecordedResponse(502, {"content-type": "text/html"}, "<h1>Bad</h1>")),
+        Interaction(request, WireResponse(502, {"content-type": "text/html"}, "<h1>Bad</h1>")),
         Interaction(
             RecordedRequest("GET", "https://example.test/x", {}, None),
-            RecordedResponse(200, {}, b"\x00\xff"),
+            WireResponse(200, {}, b"\x00\xff"),
         ),
     ]
 
@@ -276,9 +275,7 @@ def test_write_then_read_gives_the_same_interactions_and_meta(tmp_path: Path) ->
 def test_written_cassette_is_readable_json_in_the_documented_layout(tmp_path: Path) -> None:
     gzipped = Interaction(
         sample_interactions()[0].request,
-        RecordedResponse(
-            200, {"content-encoding": "gzip", "content-length": "9", "x-a": "1"}, REPLY
-        ),
+        WireResponse(200, {"content-encoding": "gzip", "content-length": "9", "x-a": "1"}, REPLY),
     )
     path = write_cassette(tmp_path / "c.json", [*sample_interactions(), gzipped], META)
     text = path.read_text(encoding="utf-8")
@@ -339,9 +336,7 @@ def test_an_unknown_own_format_version_is_an_input_error(tmp_path: Path) -> None
 def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> None:
     path = write_cassette(tmp_path / "c.json", sample_interactions(), META)
     before = path.read_text(encoding="utf-8")
-    nan = Interaction(
-        sample_interactions()[0].request, RecordedResponse(200, {}, {"x": float("nan")})
-    )
+    nan = Interaction(sample_interactions()[0].request, WireResponse(200, {}, {"x": float("nan")}))
     with pytest.raises(ValueError):
         write_cassette(path, [nan], META)
     assert path.read_text(encoding="utf-8") == before

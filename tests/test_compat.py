@@ -13,7 +13,7 @@ from fcreplay.adapters import anthropic, gemini, openai_chat
 from fcreplay.cli import run
 from fcreplay.inputs.config import Target
 from fcreplay.inputs.contract import Contract, ToolSpec
-from fcreplay.lint.suite import CompatIssue, check_target
+from fcreplay.lint.suite import CompatIssue, lint_target
 
 ADAPTERS = ("openai_chat", "openai_responses", "anthropic", "gemini")
 
@@ -27,7 +27,7 @@ def issues(
     parallel: bool | None = False,
 ) -> list[CompatIssue]:
     target = Target(name="t", adapter=adapter, model=model, strict=strict)
-    return check_target(target, tools, parallel_tool_calls=parallel)
+    return lint_target(target, tools, parallel_tool_calls=parallel)
 
 
 def at(found: list[CompatIssue], level: str) -> dict[str, CompatIssue]:
@@ -53,7 +53,7 @@ def obj(properties: dict[str, Any], **extra: Any) -> dict[str, Any]:
 def test_the_example_contract_has_no_errors(contract: Contract, adapter: str, strict: bool) -> None:
     found = issues(adapter, list(contract.tools), strict=strict)
     assert not at(found, "error")
-    assert all(issue.rule.endswith(")") and "providers.md §" in issue.rule for issue in found)
+    assert all(issue.rule.endswith(")") and "docs/providers.md §" in issue.rule for issue in found)
     assert [i.level for i in found] == sorted((i.level for i in found), key=LEVEL_ORDER.index)
 
 
@@ -82,7 +82,7 @@ def test_openai_strict_rejections_are_errors() -> None:
     assert "root must be type object" in errors["/root_union/parameters"].rule
     assert errors["/combined/parameters/properties/a/allOf"].rule == (
         "OpenAI Structured Outputs: allOf, not, dependentRequired, dependentSchemas and "
-        "if/then/else are not supported (providers.md §2.3)"
+        "if/then/else are not supported (docs/providers.md §2.3)"
     )
     assert "§1.3" in errors["/dotted.name"].rule
 
@@ -180,7 +180,7 @@ def test_anthropic_strict_limits_are_errors() -> None:
     assert "25 optional parameters, more than 24" in messages
     assert "17 parameters using unions, more than 16" in messages
     assert any(i.pointer == "/recursive/parameters/properties/child/$ref" for i in errors)
-    assert all("providers.md §4.3" in i.rule for i in errors)
+    assert all("docs/providers.md §4.3" in i.rule for i in errors)
 
 
 def test_anthropic_strict_without_the_transform_is_rejected(
@@ -307,7 +307,7 @@ def test_lint_exits_1_on_a_provider_error(
     assert run(["lint", "--config", config]) == 1
     out = capsys.readouterr().out
     assert "error    /quote_delivery/parameters/properties/origin/allOf" in out
-    assert "providers.md §2.3" in out
+    assert "docs/providers.md §2.3" in out
     assert "lint: 1 provider-compatibility error" in out
 
 

@@ -28,7 +28,7 @@ from openai.types.responses import Response, ResponseStreamEvent
 from fcreplay.cassettes.inspection import OTHER, inspect_file
 from fcreplay.cassettes.store import Interaction, read_interactions
 from fcreplay.cli import run
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 CORPUS = Path(__file__).parents[1] / ".." / "shared" / "corpus"
 

@@ -20,11 +20,10 @@ from fcreplay.cassettes.store import (
     CassetteMeta,
     Interaction,
     RecordedRequest,
-    RecordedResponse,
     write_cassette,
 )
 from fcreplay.cli import cli, run
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent, WireResponse
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 CHAT_URL = "https://api.openai.com/v1/chat/completions"
@@ -115,11 +114,11 @@ def cassette(tmp_path: Path) -> Path:
     interactions = [
         Interaction(
             post(ANTHROPIC_URL, {"model": "claude-test", "stream": True, "messages": []}),
-            RecordedResponse(200, {"content-type": "text/event-stream"}, None, ANTHROPIC_STREAM),
+            WireResponse(200, {"content-type": "text/event-stream"}, None, ANTHROPIC_STREAM),
         ),
-        Interaction(post(CHAT_URL, {"model": "gpt-test"}), RecordedResponse(200, {}, CHAT_TEXT)),
-        Interaction(post(CHAT_URL, {"model": "gpt-test"}), RecordedResponse(429, {}, RATE_LIMITED)),
-        Interaction(post("https://api.cohere.com/v2/chat", {}), RecordedResponse(200, {}, {})),
+        Interaction(post(CHAT_URL, {"model": "gpt-test"}), WireResponse(200, {}, CHAT_TEXT)),
+        Interaction(post(CHAT_URL, {"model": "gpt-test"}), WireResponse(429, {}, RATE_LIMITED)),
+        Interaction(post("https://api.cohere.com/v2/chat", {}), WireResponse(200, {}, {})),
     ]
     meta = CassetteMeta(target="t", adapter="anthropic", variant="auto", case_id="c")
     return write_cassette(tmp_path / "c.json", interactions, meta)

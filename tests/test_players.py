@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from fcreplay.cassettes.store import Interaction, RecordedRequest, RecordedResponse
+from fcreplay.cassettes.store import Interaction, RecordedRequest
 from fcreplay.cassettes.unit import PlacedInteraction
 from fcreplay.engine.players import Mismatch, ReplayPlayer
-from fcreplay.exchange import WireRequest, WireResponse
+from fcreplay.neutral import WireRequest, WireResponse
 from fcreplay.record import Aborted
 
 BODY = {"model": "m", "stream": False, "temperature": 0.0, "tools": [{"name": "a"}]}
@@ -19,7 +19,7 @@ BODY = {"model": "m", "stream": False, "temperature": 0.0, "tools": [{"name": "a
 def placed(body: dict[str, Any], *, hashed: bool) -> PlacedInteraction:
     request = RecordedRequest("POST", "http://h/v1/chat/completions", {}, body)
     digest = WireRequest("POST", "/chat/completions", {}, body).body_sha256
-    response = RecordedResponse(200, {}, {"ok": True})
+    response = WireResponse(200, {}, {"ok": True})
     return PlacedInteraction(1, 0, Interaction(request, response), digest if hashed else None)
 
 
@@ -27,7 +27,7 @@ def replay(recorded: dict[str, Any], now: dict[str, Any], *, hashed: bool) -> An
     player = ReplayPlayer(
         [placed(recorded, hashed=hashed)], cassette=Path("c.json"), record_hint="x"
     )
-    return player.exchange(WireRequest("POST", "/chat/completions", {}, now), step=0)
+    return player.answer(WireRequest("POST", "/chat/completions", {}, now), step=0)
 
 
 @pytest.mark.parametrize("hashed", [True, False])
@@ -62,7 +62,7 @@ def test_a_changed_body_names_every_changed_path() -> None:
 
 def test_a_request_past_the_recording_is_a_missing_interaction() -> None:
     player = ReplayPlayer([], cassette=Path("c.json"), record_hint="fcreplay record --case x")
-    answer = player.exchange(WireRequest("POST", "/chat/completions", {}, BODY), step=1)
+    answer = player.answer(WireRequest("POST", "/chat/completions", {}, BODY), step=1)
     assert isinstance(answer, Aborted) and answer.type == "missing_interaction"
     assert "fcreplay record --case x" in answer.message
 
@@ -78,5 +78,5 @@ def test_a_rebuilt_body_matches_though_its_strings_are_other_objects() -> None:
     loaded = json.loads(json.dumps(built))
     request = WireRequest("POST", "/chat/completions", {}, built)
     player = ReplayPlayer([placed(loaded, hashed=True)], cassette=Path("c.json"), record_hint="x")
-    player.exchange(request, step=0)
+    player.answer(request, step=0)
     assert "body_json" not in request.__dict__  # settled without serializing the body

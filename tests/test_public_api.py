@@ -32,7 +32,19 @@ def test_documented_api_is_public() -> None:
     assert "code" in fcreplay.Finding.__dataclass_fields__
 
 
+def test_the_adapter_seam_is_public() -> None:
+    from fcreplay.adapters import gemini
+
+    parts = (fcreplay.ClientAdapter, fcreplay.ReadBackAdapter, fcreplay.ServerAdapter)
+    assert all(isinstance(gemini, part) for part in parts)  # a module is an adapter
+    assert not any(isinstance(object(), part) for part in parts)
+    assert isinstance(gemini.CAPABILITIES, fcreplay.Capabilities)
+    assert isinstance(gemini.CAPABILITIES.stream_path, fcreplay.StreamPath)
+    assert "name" in inspect.signature(fcreplay.register_adapter).parameters
+
+
 def test_public_types_are_frozen() -> None:
-    for name in ("ToolCall", "Decision", "Finding", "ToolSpec", "Contract", "Case"):
+    names = ("ToolCall", "Decision", "Finding", "ToolSpec", "Contract", "Case", "Capabilities")
+    for name in (*names, "StreamPath"):
         params = getattr(fcreplay, name).__dataclass_params__
         assert params.frozen, name

@@ -8,13 +8,13 @@ import pytest
 
 from fcreplay.decision import ToolCall
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.repair import check_arguments
+from fcreplay.judge.repair import classify_arguments
 
 QUOTE = {"origin": "Казань", "destination": "Самара", "weight_kg": 2.5, "service": "express"}
 
 
 def check(contract: Contract, arguments: dict[str, Any] | None, raw: Any = None) -> Any:
-    return check_arguments(ToolCall("c", "quote_delivery", arguments, raw), contract)
+    return classify_arguments(ToolCall("c", "quote_delivery", arguments, raw), contract)
 
 
 def test_valid_arguments_are_raw_valid(contract: Contract) -> None:
@@ -55,5 +55,5 @@ def test_malformed_json_is_invalid_and_kept_raw(contract: Contract) -> None:
 
 
 def test_unknown_tool_is_invalid(contract: Contract) -> None:
-    result = check_arguments(ToolCall("c", "nope", {}, "{}"), contract)
+    result = classify_arguments(ToolCall("c", "nope", {}, "{}"), contract)
     assert result.status == "invalid"

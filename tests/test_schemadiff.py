@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from fcreplay import structdiff
-from fcreplay.adapters import gemini, get_adapter, openai_chat
+from fcreplay.adapters import gemini, openai_chat
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.store import (
     Cassette,
     CassetteMeta,
     Interaction,
     RecordedRequest,
-    RecordedResponse,
     UnreadableInteraction,
     load_cassette,
     write_cassette,
@@ -31,9 +31,9 @@ from fcreplay.cassettes.store import (
 from fcreplay.cli import run
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
 from fcreplay.errors import InputError
-from fcreplay.exchange import HistoryItem, Message, RequestSettings, WireRequest
 from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite, load_suite
+from fcreplay.neutral import HistoryItem, Message, RequestSettings, WireRequest, WireResponse
 from fcreplay.render.schemadiff import render
 from fcreplay.schemadiff import classes as schemadrift
 from fcreplay.schemadiff import differ as schemadiff
@@ -87,7 +87,7 @@ def unit_requests(suite: Suite, unit: Unit, steps: int = 2) -> Iterator[tuple[in
 def interaction(request: WireRequest, attempt: int, step: int) -> Interaction:
     return Interaction(
         RecordedRequest(request.method, "https://provider.test" + request.path, {}, request.body),
-        RecordedResponse(200, {}, {"synthetic": True}),
+        WireResponse(200, {}, {"synthetic": True}),
         {"attempt": attempt, "step": step},
     )
 
@@ -482,7 +482,7 @@ def test_missing_cassettes_and_unreadable_requests_are_noted_not_blocking(
     good = [interaction(r, a, s) for a, s, r in unit_requests(suite, unit)]
     odd = Interaction(
         RecordedRequest("POST", "https://provider.test/x", {}, "not json"),
-        RecordedResponse(200, {}, None),
+        WireResponse(200, {}, None),
     )
     meta = CassetteMeta("o", "openai_chat", "auto", unit.case.id)
     write_cassette(unit.cassette_path(suite.config.cassettes), [*good, odd], meta)

@@ -25,22 +25,23 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from fcreplay.adapters import ADAPTERS, Adapter, get_adapter
+from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.adapters.registry import BUILT_IN, get_adapter
 from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cli import run
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.errors import InputError
-from fcreplay.exchange import (
+from fcreplay.inputs.cases import Case, load_cases
+from fcreplay.inputs.contract import Contract
+from fcreplay.inputs.tool_results import FakeExecutor, load_executor
+from fcreplay.judge.expectations import judge_expectation
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
     RequestView,
     ToolChoice,
 )
-from fcreplay.inputs.cases import Case, load_cases
-from fcreplay.inputs.contract import Contract
-from fcreplay.inputs.tool_results import FakeExecutor, load_executor
-from fcreplay.judge.expectations import check_expectation
 from fcreplay.simulator.server import (
     Answer,
     Profile,
@@ -58,7 +59,7 @@ SCRIPT = ROOT / "cases" / "delivery_simulator.json"
 RESULTS = ROOT / "cases" / "delivery_results.json"
 PROMPT = (ROOT / "contracts" / "delivery_prompt.txt").read_text(encoding="utf-8").strip()
 CAREFUL, HASTY = "fcreplay-sim-careful", "fcreplay-sim-hasty"
-NAMES = tuple(ADAPTERS)
+NAMES = tuple(BUILT_IN)
 WITH_PARALLEL_KNOB = ("openai_chat", "openai_responses", "anthropic")
 """Gemini documents no parallel-call toggle, so its requests never ask for one call a turn."""
 
@@ -101,7 +102,7 @@ class Client:
     """Talks to a running simulator through one adapter, as the recorder would."""
 
     def __init__(self, url: str, name: str, contract: Contract) -> None:
-        self.adapter: Adapter = get_adapter(name)
+        self.adapter: ClientAdapter = get_adapter(name)
         self.base = base_urls(url)[name]
         self.contract = contract
         self.http = httpx.Client(timeout=10)
@@ -191,13 +192,13 @@ def test_careful_profile_meets_every_case(
         decisions = client.converse(
             CAREFUL, case.messages[-1].content, executor, RequestSettings(stream=stream)
         )
-        assert check_expectation(decisions[0], case.expect, contract) == [], case.id
+        assert judge_expectation(decisions[0], case.expect, contract) == [], case.id
         assert decisions[0].model == CAREFUL
         if case.expect.kind == "tool_call":
             assert len(decisions) == 2, case.id  # calls, then one answer from the results
         if case.then is not None:
             failed = any(r.is_error for r in _results(decisions[0], executor))
-            findings = check_expectation(decisions[1], case.then, contract, after_error=failed)
+            findings = judge_expectation(decisions[1], case.then, contract, after_error=failed)
             assert findings == [], (case.id, findings)
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcreplay.cassettes.sse import SSEDecoder, format_sse, parse_sse
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 
 def test_named_events_with_json_data_and_the_done_sentinel() -> None:

@@ -12,7 +12,7 @@ import fcreplay
 from fcreplay.decision import Decision, ToolCall
 from fcreplay.inputs.cases import Case, load_cases
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.expectations import check_expectation, validate_call, validate_decision
+from fcreplay.judge.expectations import judge_expectation, validate_call, validate_decision
 
 from .conftest import CASES
 
@@ -109,7 +109,7 @@ def test_invalid_json_is_kept_raw_and_never_repaired(
     findings = validate_decision(decision, cases["direct_lookup"], contract)
     assert codes(findings) == ["invalid_json"]
     assert findings[0].actual == raw
-    assert fcreplay.check_arguments(decision.calls[0], contract).status == "invalid"
+    assert fcreplay.classify_arguments(decision.calls[0], contract).status == "invalid"
 
 
 def test_argument_mismatch_compares_canonical_values(
@@ -193,12 +193,12 @@ def test_false_success_after_a_failed_tool_call(contract: Contract, cases: dict[
     then = cases["cancel_explicit"].then
     assert then is not None
     claim = answer("Готово, заказ отменён.")
-    assert codes(check_expectation(claim, then, contract, after_error=True)) == [
+    assert codes(judge_expectation(claim, then, contract, after_error=True)) == [
         "false_success",
         "text_mismatch",
     ]
     honest = answer("Заказ уже передан перевозчику, отменить нельзя.")
-    assert check_expectation(honest, then, contract, after_error=True) == []
+    assert judge_expectation(honest, then, contract, after_error=True) == []
 
 
 def test_parallel_calls_compared_as_a_set(contract: Contract, cases: dict[str, Case]) -> None:

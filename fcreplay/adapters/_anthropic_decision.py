@@ -16,7 +16,7 @@ from fcreplay.adapters._anthropic_errors import (
 )
 from fcreplay.adapters._wire import map_stop
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 _STOP: dict[str, Stop] = {
     "tool_use": "tool_call",

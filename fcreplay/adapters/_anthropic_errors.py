@@ -7,7 +7,7 @@ from typing import Any
 
 from fcreplay.adapters._wire import is_retryable
 from fcreplay.decision import ProviderError
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 STATUS_BY_ERROR_TYPE: dict[str, int] = {
     "invalid_request_error": 400,

@@ -11,7 +11,7 @@ from fcreplay.adapters import _wire
 from fcreplay.adapters._anthropic_errors import STATUS_BY_ERROR_TYPE
 from fcreplay.canonical import canonical_hash
 from fcreplay.decision import Decision, DecisionKind, ProviderError
-from fcreplay.exchange import StreamEvent, WireResponse
+from fcreplay.neutral import StreamEvent, WireResponse
 
 _ERROR_TYPE_BY_STATUS: dict[int, str] = {
     status: kind for kind, status in STATUS_BY_ERROR_TYPE.items()

@@ -12,7 +12,7 @@ from fcreplay.adapters._gemini_errors import invalid_body, read_error
 from fcreplay.adapters._wire import as_dict, as_list, map_stop
 from fcreplay.canonical import normalize
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 BLOCK_PREFIX = "blockReason:"
 """`finish_reason` prefix of a prompt blocked before any candidate was produced."""

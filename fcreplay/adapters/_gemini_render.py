@@ -9,7 +9,7 @@ from fcreplay.adapters import _wire
 from fcreplay.adapters._gemini_decision import BLOCK_PREFIX
 from fcreplay.canonical import canonical_hash
 from fcreplay.decision import Decision, ProviderError, Stop
-from fcreplay.exchange import StreamEvent, WireResponse
+from fcreplay.neutral import StreamEvent, WireResponse
 
 RESPONSE_HEADERS = {"content-type": "application/json; charset=UTF-8"}
 STREAM_HEADERS = {"content-type": "text/event-stream"}

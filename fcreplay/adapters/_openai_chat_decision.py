@@ -9,7 +9,7 @@ from fcreplay.adapters import _wire
 from fcreplay.adapters._openai_errors import describe, provider_error, read_envelope
 from fcreplay.adapters._wire import as_list
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 _STOP: dict[str, Stop] = {
     "stop": "end",

@@ -8,7 +8,7 @@ from typing import Any
 from fcreplay.adapters import _wire
 from fcreplay.adapters._openai_errors import error_object, retry_after
 from fcreplay.decision import Decision, ProviderError, ToolCall
-from fcreplay.exchange import StreamEvent, WireResponse
+from fcreplay.neutral import StreamEvent, WireResponse
 
 JSON_HEADERS = {"content-type": "application/json"}
 SSE_HEADERS = {"content-type": "text/event-stream"}

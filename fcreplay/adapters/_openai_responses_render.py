@@ -10,7 +10,7 @@ from fcreplay.adapters._openai_errors import error_object
 from fcreplay.adapters._openai_responses_decision import TEXT_KEYS
 from fcreplay.canonical import canonical_hash
 from fcreplay.decision import Decision, ProviderError, ToolCall
-from fcreplay.exchange import StreamEvent, WireResponse
+from fcreplay.neutral import StreamEvent, WireResponse
 
 JSON_HEADERS = {"content-type": "application/json"}
 SSE_HEADERS = {"content-type": "text/event-stream; charset=utf-8"}

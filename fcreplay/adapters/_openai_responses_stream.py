@@ -16,7 +16,7 @@ from fcreplay.adapters._openai_responses_decision import (
 )
 from fcreplay.adapters._openai_responses_errors import failed, http_error, stream_error
 from fcreplay.decision import Decision, ProviderError
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 
 def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:

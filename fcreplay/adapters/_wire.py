@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, Stop, ToolCall
-from fcreplay.exchange import HistoryItem, Message, StreamEvent, WireItem
+from fcreplay.neutral import HistoryItem, Message, StreamEvent, WireItem
 
 if TYPE_CHECKING:
     from fcreplay.inputs.contract import ToolSpec

@@ -1,10 +1,10 @@
 """Adapter for the Anthropic Messages API: requests, responses, SSE streams and errors.
 
-This module is the public face: requests, the next turn, and the rest of the
-`Adapter` protocol re-exported from its private siblings (`_anthropic_schema`
+This module is the public face: requests, the next turn, its `CAPABILITIES`, and the
+rest of the adapter protocols re-exported from its private siblings (`_anthropic_schema`
 is the strict transform, `_anthropic_decision` reads bodies and streams,
 `_anthropic_errors` error envelopes, `_anthropic_render` renders answers and
-errors for the simulator).
+errors for the simulator, `_anthropic_lint` holds the provider's lint rules).
 
 Wire facts follow the providers reference, section 4. Choices made where the
 format leaves room (each is pinned by tests/adapters/test_anthropic.py):
@@ -39,14 +39,17 @@ from typing import Any
 
 from fcreplay.adapters._anthropic_decision import parse_decision as parse_decision
 from fcreplay.adapters._anthropic_decision import parse_stream as parse_stream
+from fcreplay.adapters._anthropic_lint import ANTHROPIC_RULES
 from fcreplay.adapters._anthropic_render import content_blocks
 from fcreplay.adapters._anthropic_render import render_error as render_error
 from fcreplay.adapters._anthropic_render import render_response as render_response
 from fcreplay.adapters._anthropic_schema import wire_schema as wire_schema
 from fcreplay.adapters._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
 from fcreplay.adapters._wire import declarations, payload_items, result_text
+from fcreplay.adapters.capabilities import TOOL_MODES, Capabilities
 from fcreplay.decision import Decision, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -56,7 +59,6 @@ from fcreplay.exchange import (
     WireItem,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 NAME = "anthropic"
 VERSION = "1"
@@ -70,6 +72,16 @@ DEFAULT_MAX_TOKENS = 1024
 """`max_tokens` is required by the API; used when the settings leave it open."""
 
 _HEADERS = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
+
+CAPABILITIES = Capabilities(
+    url_markers=("/messages",),  # whether or not the base URL ends in /v1
+    conversation_keys=frozenset({"messages"}),
+    # The parallel policy lives in tool_choice, and {"type": "none"} takes none (§4.4).
+    parallel_knob=TOOL_MODES - {"none"},
+    # `input` is an object, so broken JSON cannot be sent: a call cut off at max_tokens.
+    broken_call_stop="length",
+    lint=ANTHROPIC_RULES,
+)
 
 _CHOICE_TYPE: dict[ToolMode, str] = {
     "auto": "auto",

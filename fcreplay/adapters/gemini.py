@@ -1,9 +1,10 @@
 """Google Gemini `generateContent` (v1beta) wire format: requests, decisions, streams, errors.
 
-This module is the public face: requests, the next turn, and the rest of the
-`Adapter` protocol re-exported from its private siblings (`_gemini_schema`
+This module is the public face: requests, the next turn, its `CAPABILITIES`, and the
+rest of the adapter protocols re-exported from its private siblings (`_gemini_schema`
 converts schemas, `_gemini_decision` reads bodies and streams, `_gemini_errors`
-error envelopes, `_gemini_render` renders answers and errors for the simulator).
+error envelopes, `_gemini_render` renders answers and errors for the simulator,
+`_gemini_lint` holds the provider's lint rules).
 
 Choices this adapter makes (see the providers reference, section 5):
 
@@ -38,6 +39,7 @@ from fcreplay.adapters._gemini_decision import BLOCK_PREFIX as BLOCK_PREFIX
 from fcreplay.adapters._gemini_decision import parse_decision as parse_decision
 from fcreplay.adapters._gemini_decision import parse_stream as parse_stream
 from fcreplay.adapters._gemini_decision import parts_of
+from fcreplay.adapters._gemini_lint import GEMINI_RULES
 from fcreplay.adapters._gemini_render import model_parts
 from fcreplay.adapters._gemini_render import render_error as render_error
 from fcreplay.adapters._gemini_render import render_response as render_response
@@ -45,8 +47,10 @@ from fcreplay.adapters._gemini_schema import from_openapi_subset as from_openapi
 from fcreplay.adapters._gemini_schema import to_openapi_subset as to_openapi_subset
 from fcreplay.adapters._gemini_schema import wire_schema as wire_schema
 from fcreplay.adapters._wire import as_dict, as_list, declarations, payload_items
+from fcreplay.adapters.capabilities import Capabilities, StreamPath
 from fcreplay.decision import Decision, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -56,7 +60,6 @@ from fcreplay.exchange import (
     WireItem,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 NAME = "gemini"
 VERSION = "1"
@@ -68,6 +71,18 @@ _PATH = "/v1beta/models/{model}:generateContent"
 _STREAM_PATH = "/v1beta/models/{model}:streamGenerateContent?alt=sse"
 _JSON_HEADERS = {"content-type": "application/json"}
 _MODEL_IN_PATH = re.compile(r"models/([^/:?]+):")
+
+CAPABILITIES = Capabilities(
+    url_markers=(":streamGenerateContent", ":generateContent"),
+    # Without alt=sse a stream is one JSON array of the chunks.
+    stream_path=StreamPath(":streamGenerateContent", sse_query=("alt", "sse")),
+    conversation_keys=frozenset({"contents"}),
+    # No parallel-call toggle at all (docs/providers.md §1.1, §5.4).
+    parallel_knob=frozenset(),
+    # `args` is an object: broken JSON arrives as a MALFORMED_FUNCTION_CALL stop, no call.
+    broken_call_stop="malformed_call",
+    lint=GEMINI_RULES,
+)
 
 _ROLES = {"user": "user", "assistant": "model"}
 _MODES: dict[ToolMode, str] = {"auto": "AUTO", "required": "ANY", "forced": "ANY", "none": "NONE"}

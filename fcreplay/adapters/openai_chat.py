@@ -7,11 +7,11 @@ as an object, tool calls without `type`/`index`, whole calls in one stream delta
 `finish_reason` of `stop`/`tool`/null with calls, reasoning fields, and error
 envelopes with an int `code`, flat, string or FastAPI `detail` shapes.
 
-This module is the public face: requests, the next turn, and the rest of the
-`Adapter` protocol re-exported from its private siblings (`_openai_chat_decision`
+This module is the public face: requests, the next turn, its `CAPABILITIES`, and the
+rest of the adapter protocols re-exported from its private siblings (`_openai_chat_decision`
 reads answers and error bodies, `_openai_chat_render` renders both for the
-simulator; `_openai_strict` and `_openai_errors` are shared with the Responses
-adapter).
+simulator; `_openai_strict`, `_openai_errors` and `_openai_lint` are shared with the
+Responses adapter).
 
 Decisions made here:
 - A call is a call whenever call items are present. The stop is then "tool_call"
@@ -46,10 +46,13 @@ from fcreplay.adapters._openai_chat_decision import parse_stream as parse_stream
 from fcreplay.adapters._openai_chat_render import JSON_HEADERS, assistant_message
 from fcreplay.adapters._openai_chat_render import render_error as render_error
 from fcreplay.adapters._openai_chat_render import render_response as render_response
+from fcreplay.adapters._openai_lint import OPENAI_RULES
 from fcreplay.adapters._openai_strict import wire_schema as wire_schema
 from fcreplay.adapters._wire import as_list, declarations
+from fcreplay.adapters.capabilities import Capabilities
 from fcreplay.decision import Decision
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     RequestSettings,
     RequestView,
@@ -59,7 +62,6 @@ from fcreplay.exchange import (
     WireItem,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 NAME = "openai_chat"
 VERSION = "2"
@@ -68,6 +70,13 @@ API_KEY_HEADER = "authorization"
 API_KEY_PREFIX = "Bearer "
 
 _PATH = "/chat/completions"
+
+CAPABILITIES = Capabilities(
+    url_markers=(_PATH,),
+    conversation_keys=frozenset({"messages"}),
+    string_arguments=True,  # `function.arguments` is JSON text
+    lint=OPENAI_RULES,
+)
 
 _READ_CHOICE: dict[str, ToolMode] = {
     "auto": "auto",

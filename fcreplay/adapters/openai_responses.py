@@ -1,11 +1,11 @@
 """OpenAI Responses API adapter: neutral requests and decisions to and from /v1/responses JSON.
 
-This module is the public face: requests, the next turn, and the rest of the
-`Adapter` protocol re-exported from its private siblings
+This module is the public face: requests, the next turn, its `CAPABILITIES`, and the
+rest of the adapter protocols re-exported from its private siblings
 (`_openai_responses_decision` reads bodies, `_openai_responses_stream` streams,
 `_openai_responses_errors` error bodies and events, `_openai_responses_render`
-renders answers and errors for the simulator; `_openai_strict` and
-`_openai_errors` are shared with the Chat Completions adapter).
+renders answers and errors for the simulator; `_openai_strict`, `_openai_errors`
+and `_openai_lint` are shared with the Chat Completions adapter).
 
 Choices this wire format forces (see the providers reference, section 3):
 
@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fcreplay.adapters import _wire
+from fcreplay.adapters._openai_lint import OPENAI_RULES
 from fcreplay.adapters._openai_responses_decision import parse_decision as parse_decision
 from fcreplay.adapters._openai_responses_render import raw_text
 from fcreplay.adapters._openai_responses_render import render_error as render_error
@@ -43,8 +44,10 @@ from fcreplay.adapters._openai_responses_stream import parse_stream as parse_str
 from fcreplay.adapters._openai_strict import wire_schema as wire_schema
 from fcreplay.adapters._wire import SIMULATOR_MODEL as SIMULATOR_MODEL
 from fcreplay.adapters._wire import declarations
+from fcreplay.adapters.capabilities import Capabilities
 from fcreplay.decision import Decision
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -54,7 +57,6 @@ from fcreplay.exchange import (
     WireItem,
     WireRequest,
 )
-from fcreplay.inputs.contract import ToolSpec
 
 NAME = "openai_responses"
 VERSION = "2"
@@ -65,6 +67,13 @@ API_KEY_PREFIX = "Bearer "
 PATH = "/responses"
 INCLUDE = ("reasoning.encrypted_content",)
 """Asked for on every request so reasoning items can be replayed with `store: false`."""
+
+CAPABILITIES = Capabilities(
+    url_markers=(PATH,),
+    conversation_keys=frozenset({"input"}),
+    string_arguments=True,  # `function_call.arguments` is JSON text
+    lint=OPENAI_RULES,
+)
 
 
 # ---------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 Cassettes written by other tools hold bodies as strings, `{"string": ...}`,
 base64 (`base64_string`), gzip or deflate bytes (sometimes base64-encoded inside
-JSON), SSE text, or Gemini's JSON-array stream; each is decoded here to parsed
-JSON, text, bytes or stream events. Pure functions: no file access, no vcrpy.
+JSON), SSE text, or a JSON-array stream (when the request URL's adapter says its
+format streams that way); each is decoded here to parsed JSON, text, bytes or
+stream events. Pure functions: no file access, no vcrpy.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import gzip
 import zlib
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
+from fcreplay.adapters.registry import api_for_url, get_adapter
 from fcreplay.cassettes.sse import decode_data, parse_sse
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BASE64_GZIP_PREFIX = "H4sI"
@@ -173,8 +174,7 @@ def _array_events(elements: list[Any]) -> tuple[StreamEvent, ...]:
 
 
 def is_json_array_stream(uri: str) -> bool:
-    """Whether a URL asks Gemini for its JSON-array stream (streaming without `alt=sse`)."""
-    parts = urlsplit(uri)
-    if ":streamGenerateContent" not in parts.path:
-        return False
-    return ("alt", "sse") not in parse_qsl(parts.query)
+    """Whether a request URL asks for its stream as one JSON array of chunks (its adapter's
+    `Capabilities.json_array_stream`)."""
+    api = api_for_url(uri)
+    return api is not None and get_adapter(api).CAPABILITIES.json_array_stream(uri)

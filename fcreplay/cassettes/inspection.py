@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from fcreplay.adapters import api_for_url, get_adapter
+from fcreplay.adapters.registry import api_for_url, get_adapter
 from fcreplay.cassettes.store import Interaction, UnreadableInteraction, read_interactions
 from fcreplay.decision import Decision, ProviderError, ToolCall
 
@@ -27,10 +27,11 @@ def api_of(uri: str) -> str:
 
 def is_stream(interaction: Interaction) -> bool:
     """Whether the request asked for a stream or the response came as one."""
-    body = interaction.request.body
+    body, uri = interaction.request.body, interaction.request.uri
+    api = api_for_url(uri)
     return (
         (isinstance(body, dict) and body.get("stream") is True)
-        or ":streamGenerateContent" in interaction.request.uri
+        or (api is not None and get_adapter(api).CAPABILITIES.streams_by_url(uri))
         or interaction.response.events is not None
     )
 
@@ -136,7 +137,7 @@ _TEXT_WIDTH = 80
 
 
 def render_text(record: Record) -> str:
-    """One readable line for a record, e.g. `f.yaml#0 anthropic 200 stream tool_call f({})`."""
+    """One readable line for a record, e.g. `f.yaml#0 <api> 200 stream tool_call f({})`."""
     head = f"{record['file']}#{record['index']}"
     error = record["error"]
     if error is not None and error.get("type") == "unreadable":

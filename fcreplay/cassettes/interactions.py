@@ -15,7 +15,7 @@ from fcreplay.cassettes.bodies import (
     request_body,
     response_body,
 )
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import WireResponse
 
 _DERIVED_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """Response headers that describe the bytes on the wire; fcreplay stores the body decoded
@@ -35,24 +35,11 @@ class RecordedRequest:
 
 
 @dataclass(frozen=True)
-class RecordedResponse:
-    """A recorded HTTP response, its body decoded and a stream split into events."""
-
-    status: int
-    headers: dict[str, str]
-    """Lower-case names, first value of each."""
-    body: Any
-    """Parsed JSON, text, bytes that are not text (binary protocols), or None for streams."""
-    events: tuple[StreamEvent, ...] | None = None
-    """SSE events (or the elements of Gemini's JSON-array stream); None when not a stream."""
-
-
-@dataclass(frozen=True)
 class Interaction:
     """One request and the response it got."""
 
     request: RecordedRequest
-    response: RecordedResponse
+    response: WireResponse
     label: dict[str, Any] | None = None
     """fcreplay's tag for the interaction in its run (attempt, step); None in other tools'
     cassettes. Stored beside the request and response; vcrpy ignores it."""
@@ -97,12 +84,12 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _response(response: Mapping[str, Any], uri: str, *, own: bool) -> RecordedResponse:
+def _response(response: Mapping[str, Any], uri: str, *, own: bool) -> WireResponse:
     status = response["status"]
     code = int(status["code"] if isinstance(status, dict) else status)
     headers = read_headers(response.get("headers"))
     body, events = response_body(response, headers, uri, own=own)
-    return RecordedResponse(code, headers, body, events)
+    return WireResponse(code, headers, body, events)
 
 
 def interaction_json(interaction: Interaction) -> dict[str, Any]:

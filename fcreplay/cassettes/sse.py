@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 """SSE lines end with CRLF, CR or LF, and nothing else: `str.splitlines` would also

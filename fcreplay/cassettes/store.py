@@ -3,8 +3,8 @@
 This is the only module that imports vcrpy. Everything it returns is an
 fcreplay dataclass: bodies decoded (gzip, base64, `!!binary`), JSON parsed,
 streams split into events, whatever style the recording project used. The
-interaction dataclasses and their layouts live in `cassette_interactions`, body
-decoding in `cassette_bodies`; their public names are re-exported here.
+interaction dataclasses and their layouts live in `cassettes.interactions`, body
+decoding in `cassettes.bodies`; their public names are re-exported here.
 
 fcreplay's own format is JSON with bodies stored decoded and readable:
 
@@ -27,12 +27,12 @@ from fcreplay.atomic import write_text_atomically
 from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
 from fcreplay.cassettes.interactions import Interaction as Interaction
 from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
-from fcreplay.cassettes.interactions import RecordedResponse as RecordedResponse
 from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
 from fcreplay.cassettes.interactions import interaction_json as interaction_json
 from fcreplay.cassettes.interactions import read_interaction, status_phrase
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.errors import InputError
+from fcreplay.neutral import WireResponse
 from fcreplay.version import __version__
 
 CASSETTE_VERSION = 1
@@ -273,7 +273,7 @@ def _vcr_interaction(interaction: Interaction) -> dict[str, Any]:
     }
 
 
-def _wire_body(uri: str, response: RecordedResponse) -> Any:
+def _wire_body(uri: str, response: WireResponse) -> Any:
     if response.events is None:
         return response.body
     if is_json_array_stream(uri) and all(event.event is None for event in response.events):

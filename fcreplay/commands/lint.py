@@ -12,18 +12,13 @@ if TYPE_CHECKING:
     from fcreplay.inputs.suite import Suite
 
 
-BUILT_IN = ("openai_chat", "openai_responses", "anthropic", "gemini")
-"""The wire formats a contract alone is checked against."""
-
-
 @click.command("lint")
 @config_option
 @click.option(
     "--contract",
     "contract_path",
     type=click.Path(dir_okay=False, path_type=str),
-    help="Check this contract file alone, against the four built-in wire formats "
-    "(no suite needed).",
+    help="Check this contract file alone, against every available wire format (no suite needed).",
 )
 def command(config_path: str | None, contract_path: str | None) -> bool:
     """Check the contract, prompt, cases and tool results of a suite, and whether
@@ -41,7 +36,7 @@ def command(config_path: str | None, contract_path: str | None) -> bool:
     The formats: docs/config.md, docs/cases.md, docs/tool-results.md.
     """
     from fcreplay.inputs.suite import load_suite
-    from fcreplay.lint.suite import check_suite
+    from fcreplay.lint.suite import lint_suite
 
     if contract_path is not None:
         return _contract_alone(contract_path)
@@ -64,7 +59,7 @@ def command(config_path: str | None, contract_path: str | None) -> bool:
         click.echo(f"results   {suite.config.tool_results}: {rules} rules")
     if suite.config.simulator_script is not None:
         _script_coverage(suite)
-    issues = check_suite(suite)
+    issues = lint_suite(suite)
     for target in suite.config.targets:
         mine = [issue for issue in issues if issue.target == target.name]
         counts = ", ".join(
@@ -110,9 +105,10 @@ def _script_coverage(suite: Suite) -> None:
 
 
 def _contract_alone(path: str) -> bool:
+    from fcreplay.adapters.registry import adapters
     from fcreplay.inputs.config import Target
     from fcreplay.inputs.contract import load_contract
-    from fcreplay.lint.suite import check_target
+    from fcreplay.lint.suite import lint_target
 
     contract = load_contract(path)
     click.echo(
@@ -120,9 +116,9 @@ def _contract_alone(path: str) -> bool:
         f"hash {contract.contract_hash[:12]}"
     )
     errors = 0
-    for adapter in BUILT_IN:
+    for adapter, _ in adapters():
         target = Target(name=adapter, adapter=adapter, model="lint")
-        issues = check_target(target, contract.tools)
+        issues = lint_target(target, contract.tools)
         errors += sum(issue.level == "error" for issue in issues)
         counts = ", ".join(
             _count(sum(1 for i in issues if i.level == level), level)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from fcreplay.adapters import Adapter
+from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, DecisionKind, signature
 from fcreplay.engine.conversation import Conversation, converse
@@ -14,8 +14,8 @@ from fcreplay.engine.plan import Unit, unit_settings
 from fcreplay.engine.players import Mismatch, Player
 from fcreplay.finding import Finding
 from fcreplay.inputs.suite import Suite
-from fcreplay.judge.expectations import check_expectation
-from fcreplay.judge.repair import check_arguments
+from fcreplay.judge.expectations import judge_expectation
+from fcreplay.judge.repair import classify_arguments
 from fcreplay.record import (
     AttemptError,
     AttemptRecord,
@@ -33,7 +33,7 @@ def run_attempt(
     attempt: int,
     player: Player,
     *,
-    adapter: Adapter,
+    adapter: ClientAdapter,
     run_id: str,
     max_retries: int,
     clock: Callable[[], float] = time.monotonic,
@@ -45,7 +45,7 @@ def run_attempt(
     error: AttemptError | None = None
     ended_by = conversation.ended_by
     if isinstance(ended_by, Mismatch):
-        # Drift is a finding about the adapter, not a failure to get an answer.
+        # SchemaChange is a finding about the adapter, not a failure to get an answer.
         judged.findings.append(_drift(ended_by, step=len(judged.steps)))
     else:
         error = ended_by
@@ -97,6 +97,8 @@ class _Judged:
     """The first phase's decision, merged: what the case's expectation was checked on."""
 
     def add(self, step: int, found: list[Finding]) -> None:
+        if not found:
+            return
         record = self.steps[step]
         self.steps[step] = replace(record, findings=record.findings + tuple(found))
         self.findings += [replace(finding, step=step) for finding in found]
@@ -126,7 +128,7 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
                 step,
                 turn.request_sha256,
                 decision,
-                tuple(check_arguments(call, contract) for call in decision.calls),
+                tuple(classify_arguments(call, contract) for call in decision.calls),
                 tuple(execution.result for execution in turn.executions),
             )
         )
@@ -134,15 +136,15 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
             phase.append(decision)
             if not (sequential and decision.calls and not _phase_complete(phase, unit)):
                 phase_open = False
-                judged.add(step, check_expectation(_merged(phase), expectation, contract))
+                judged.add(step, judge_expectation(_merged(phase), expectation, contract))
         elif phase_open:
             # An answer cut a one-call-per-turn phase short: judge the calls made so far.
             phase_open = False
-            judged.add(step - 1, check_expectation(_merged(phase), expectation, contract))
+            judged.add(step - 1, judge_expectation(_merged(phase), expectation, contract))
         if step > 0 and not decision.calls and then is not None and not then_checked:
             then_checked = True
             judged.add(
-                step, check_expectation(decision, then, contract, after_error=any_tool_error)
+                step, judge_expectation(decision, then, contract, after_error=any_tool_error)
             )
         judged.add(step, _repeated_failures(decision, failed_calls))
         if conversation.step_limit and step == last:
@@ -157,7 +159,7 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
                     failed_calls.add(_call_key(call.name, call.arguments))
     if phase_open and phase:
         # The attempt ended inside the first phase (step limit or error): judge what came.
-        judged.add(len(phase) - 1, check_expectation(_merged(phase), expectation, contract))
+        judged.add(len(phase) - 1, judge_expectation(_merged(phase), expectation, contract))
     judged.first = _merged(phase) if phase else None
     return judged
 

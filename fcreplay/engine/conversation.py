@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from fcreplay.adapters import Adapter
+from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.engine.plan import Unit, unit_settings, unit_tools
 from fcreplay.engine.players import Mismatch, Player
-from fcreplay.exchange import HistoryItem, Message, WireRequest, WireResponse
 from fcreplay.inputs.suite import Suite
 from fcreplay.inputs.tool_results import Execution
+from fcreplay.neutral import HistoryItem, Message, WireRequest, WireResponse
 from fcreplay.record import Aborted
 
 MAX_RETRY_DELAY = 60.0
@@ -44,7 +44,7 @@ class Conversation:
 
 
 def converse(
-    suite: Suite, unit: Unit, player: Player, *, adapter: Adapter, max_retries: int
+    suite: Suite, unit: Unit, player: Player, *, adapter: ClientAdapter, max_retries: int
 ) -> Conversation:
     """Hold the attempt's conversation: re-send the whole history each turn, answering
     calls from the suite's tool results, until the model answers without calls."""
@@ -98,12 +98,12 @@ def converse(
 
 
 def _send(
-    player: Player, adapter: Adapter, request: WireRequest, *, step: int, max_retries: int
+    player: Player, adapter: ClientAdapter, request: WireRequest, *, step: int, max_retries: int
 ) -> Decision | ProviderError | Mismatch | Aborted:
     """Send with bounded retries on retryable provider errors, honouring their delays."""
     retries = 0
     while True:
-        answer = player.exchange(request, step=step)
+        answer = player.answer(request, step=step)
         if not isinstance(answer, WireResponse):
             return answer
         if answer.events is not None and 200 <= answer.status < 300:

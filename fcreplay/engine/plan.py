@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fcreplay.errors import InputError
-from fcreplay.exchange import RequestSettings, ToolChoice
 from fcreplay.inputs.cases import Case, Expectation
 from fcreplay.inputs.config import VARIANTS, Target
 from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
+from fcreplay.neutral import RequestSettings, ToolChoice
 
 NO_TOOLS_EXPECTATION = Expectation("text", must_not_call=True)
 """The control run declares no tools, so any parsed call is a normalizer bug."""

@@ -10,16 +10,16 @@ from __future__ import annotations
 import marshal
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from fcreplay.canonical import same_value
-from fcreplay.cassettes.interactions import Interaction, RecordedRequest, RecordedResponse
+from fcreplay.cassettes.interactions import Interaction, RecordedRequest
 from fcreplay.cassettes.redaction import scrub_headers, scrub_url
 from fcreplay.cassettes.unit import PlacedInteraction
-from fcreplay.exchange import HttpExchange, TransportError, WireRequest, WireResponse
+from fcreplay.neutral import RoundTrip, TransportError, WireRequest, WireResponse
 from fcreplay.record import Aborted
 from fcreplay.structdiff import Difference, differences
 
@@ -40,7 +40,7 @@ Answer = WireResponse | Mismatch | Aborted
 class Transport(Protocol):
     """Sends one request and returns the round trip (HttpTransport, or an in-process fake)."""
 
-    def send(self, request: WireRequest) -> HttpExchange: ...
+    def send(self, request: WireRequest) -> RoundTrip: ...
 
     def close(self) -> None: ...
 
@@ -48,7 +48,7 @@ class Transport(Protocol):
 class Player(Protocol):
     """Answers the requests of one attempt."""
 
-    def exchange(self, request: WireRequest, *, step: int) -> Answer: ...
+    def answer(self, request: WireRequest, *, step: int) -> Answer: ...
 
     def pause(self, seconds: float) -> None:
         """Wait before a retry the provider asked for (replay never waits)."""
@@ -70,7 +70,7 @@ class LivePlayer:
         self._attempt = attempt
         self.recorded: list[PlacedInteraction] = []
 
-    def exchange(self, request: WireRequest, *, step: int) -> Answer:
+    def answer(self, request: WireRequest, *, step: int) -> Answer:
         try:
             sent = self._transport.send(request)
         except TransportError as exc:
@@ -83,9 +83,7 @@ class LivePlayer:
                 scrub_headers(sent.request_headers),
                 sent.request_body,
             ),
-            RecordedResponse(
-                response.status, scrub_headers(response.headers), response.body, response.events
-            ),
+            replace(response, headers=scrub_headers(response.headers)),
         )
         self.recorded.append(
             PlacedInteraction(self._attempt, step, interaction, request.body_sha256)
@@ -109,7 +107,7 @@ class ReplayPlayer:
         self.last: PlacedInteraction | None = None
         """The interaction the latest exchange was answered from."""
 
-    def exchange(self, request: WireRequest, *, step: int) -> Answer:
+    def answer(self, request: WireRequest, *, step: int) -> Answer:
         if self._next >= len(self._placed):
             return Aborted(
                 "missing_interaction",
@@ -136,8 +134,7 @@ class ReplayPlayer:
                 + (f" and {len(changes) - 5} more" if len(changes) > 5 else ""),
                 tuple(changes),
             )
-        response = placed.interaction.response
-        return WireResponse(response.status, response.headers, response.body, response.events)
+        return placed.interaction.response
 
     def pause(self, seconds: float) -> None:
         """Replay never waits: the recorded retry already happened."""
@@ -157,15 +154,15 @@ class NewEpisodesPlayer:
         """The interactions this attempt ends up with: those replayed, then those recorded."""
         return self._replayed + self._live.recorded
 
-    def exchange(self, request: WireRequest, *, step: int) -> Answer:
+    def answer(self, request: WireRequest, *, step: int) -> Answer:
         if not self._live_now:
-            answer = self._replay.exchange(request, step=step)
+            answer = self._replay.answer(request, step=step)
             if isinstance(answer, WireResponse):
                 assert self._replay.last is not None
                 self._replayed.append(self._replay.last)
                 return answer
             self._live_now = True
-        return self._live.exchange(request, step=step)
+        return self._live.answer(request, step=step)
 
     def pause(self, seconds: float) -> None:
         if self._live_now:
@@ -178,7 +175,7 @@ class MissingCassettePlayer:
     def __init__(self, cassette: Path, record_hint: str) -> None:
         self._reason = f"no cassette {cassette}; record it with `{record_hint}`"
 
-    def exchange(self, request: WireRequest, *, step: int) -> Answer:
+    def answer(self, request: WireRequest, *, step: int) -> Answer:
         return Aborted("missing_cassette", self._reason)
 
     def pause(self, seconds: float) -> None:

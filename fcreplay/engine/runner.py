@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from fcreplay.adapters import Adapter, get_adapter
+from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.redaction import refuse_leaks
 from fcreplay.cassettes.store import CassetteMeta
 from fcreplay.cassettes.unit import UnitCassette
@@ -118,7 +119,7 @@ def _units(suite: Suite, options: RunOptions) -> list[Unit]:
     )
 
 
-def _adapters(units: list[Unit]) -> dict[str, Adapter]:
+def _adapters(units: list[Unit]) -> dict[str, ClientAdapter]:
     return {u.target.adapter: get_adapter(u.target.adapter) for u in units}
 
 
@@ -126,7 +127,7 @@ def _run(
     suite: Suite,
     options: RunOptions,
     units: list[Unit],
-    adapters: dict[str, Adapter],
+    adapters: dict[str, ClientAdapter],
     source: Source,
     progress: Progress | None,
     *,
@@ -218,7 +219,7 @@ class _Run:
     run_id: str
     done: set[AttemptKey]
     cassettes: Path
-    adapters: dict[str, Adapter]
+    adapters: dict[str, ClientAdapter]
     source: Source
     reads_disk: bool
 

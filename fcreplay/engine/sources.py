@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
-from fcreplay.adapters import Adapter
+from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.cassettes.store import Cassette
 from fcreplay.cassettes.unit import UnitCassette
 from fcreplay.engine.plan import Unit
@@ -131,7 +131,7 @@ class RecordSource:
         self,
         suite: Suite,
         units: Sequence[Unit],
-        adapters: Mapping[str, Adapter],
+        adapters: Mapping[str, ClientAdapter],
         record_mode: Literal["all", "once", "new_episodes"],
         transports: Mapping[str, Transport] | None,
     ) -> None:
@@ -213,7 +213,7 @@ def record_hint(unit: Unit) -> str:
     )
 
 
-def _http_transport(suite: Suite, target: Target, adapter: Adapter) -> Transport:
+def _http_transport(suite: Suite, target: Target, adapter: ClientAdapter) -> Transport:
     from fcreplay.engine.transport import HttpTransport  # httpx only when recording
 
     auth = None

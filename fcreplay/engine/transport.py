@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from fcreplay.cassettes.sse import SSEDecoder
-from fcreplay.exchange import HttpExchange, StreamEvent, TransportError, WireRequest, WireResponse
+from fcreplay.neutral import RoundTrip, StreamEvent, TransportError, WireRequest, WireResponse
 
 
 class HttpTransport:
@@ -25,7 +25,7 @@ class HttpTransport:
         self._auth = dict([auth_header]) if auth_header else {}
         self._client = httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)))
 
-    def send(self, request: WireRequest) -> HttpExchange:
+    def send(self, request: WireRequest) -> RoundTrip:
         """Send one request and read the whole answer (every event of a stream)."""
         url = self._base_url + request.path
         content = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
@@ -39,7 +39,7 @@ class HttpTransport:
             raise TransportError("timeout", f"{url}: timed out ({type(exc).__name__})") from None
         except httpx.TransportError as exc:
             raise TransportError("connection", f"{url}: {exc}") from None
-        return HttpExchange(request.method, url, dict(request.headers), request.body, answer)
+        return RoundTrip(request.method, url, dict(request.headers), request.body, answer)
 
     def close(self) -> None:
         """Close the connection pool."""

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fcreplay.errors import InputError, Problem
-from fcreplay.exchange import Message, ToolChoice
 from fcreplay.inputs.contract import Contract
 from fcreplay.inputs.matchers import RULE_SETS, ArgumentMatcher, MatcherProblem, parse_matchers
+from fcreplay.neutral import Message, ToolChoice
 from fcreplay.sources import read_text
 
 CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcreplay.adapters import ADAPTERS
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.errors import InputError
 from fcreplay.schemadiff.classes import ALLOWABLE
 from fcreplay.sources import read_text
@@ -29,6 +29,8 @@ class Target:
 
     name: str
     adapter: str
+    """A built-in or registered adapter name, an entry point name, or
+    "package.module:attribute"; resolved when the configuration loads."""
     model: str
     base_url: str | None = None
     api_key_env: str | None = None
@@ -77,7 +79,7 @@ class SuiteConfig:
         raise InputError.at(self.source, None, f"no target {name!r} (known: {known})")
 
 
-Check = Callable[[Any], Any]
+FieldRule = Callable[[Any], Any]
 
 
 def _path(value: Any) -> Path:
@@ -143,9 +145,12 @@ def _schema_diff_classes(value: Any) -> tuple[str, ...]:
 
 
 def _adapter(value: Any) -> str:
-    if value not in ADAPTERS:
-        raise ValueError(f"must be one of {', '.join(ADAPTERS)}")
-    return str(value)
+    if not isinstance(value, str) or not value:
+        raise ValueError('must be an adapter name or "package.module:attribute"')
+    # Resolved now, so an unknown or broken adapter is reported at this key
+    # (UnknownAdapterError is a ValueError).
+    get_adapter(value)
+    return value
 
 
 def _env_name(value: Any) -> str:
@@ -169,7 +174,7 @@ def _base_url(value: Any) -> str:
     return value.rstrip("/")
 
 
-_SUITE_FIELDS: dict[str, Check] = {
+_SUITE_FIELDS: dict[str, FieldRule] = {
     "contract": _path,
     "cases": _path,
     "system_prompt": _path,
@@ -190,7 +195,7 @@ _SUITE_FIELDS: dict[str, Check] = {
     "simulator_script": _path,
     "schema_diff_allow": _schema_diff_classes,
 }
-_TARGET_FIELDS: dict[str, Check] = {
+_TARGET_FIELDS: dict[str, FieldRule] = {
     "name": _target_name,
     "adapter": _adapter,
     "model": _text,

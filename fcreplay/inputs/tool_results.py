@@ -9,8 +9,8 @@ from typing import Any
 from fcreplay.canonical import same_value
 from fcreplay.decision import ToolCall
 from fcreplay.errors import InputError, Problem
-from fcreplay.exchange import ToolResult
 from fcreplay.inputs.contract import Contract
+from fcreplay.neutral import ToolResult
 from fcreplay.sources import line_of, load_json, pointer
 
 _RULE_KEYS = {"tool", "when", "result", "error"}

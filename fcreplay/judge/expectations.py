@@ -60,10 +60,10 @@ def validate_call(
 
 def validate_decision(decision: Decision, case: Case, contract: Contract) -> list[Finding]:
     """Check a first-turn decision against `case.expect`."""
-    return check_expectation(decision, case.expect, contract)
+    return judge_expectation(decision, case.expect, contract)
 
 
-def check_expectation(
+def judge_expectation(
     decision: Decision,
     expected: Expectation,
     contract: Contract,

@@ -29,7 +29,7 @@ class Repair:
 
 
 @dataclass(frozen=True)
-class ArgumentCheck:
+class ArgumentClassification:
     """How a call's arguments stand against its tool's schema, before and after repair."""
 
     status: ArgumentStatus
@@ -53,7 +53,7 @@ class ArgumentCheck:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ArgumentCheck:
+    def from_json(cls, data: dict[str, Any]) -> ArgumentClassification:
         """Rebuild a check from `to_json` output."""
         status = data["status"]
         if status not in ("raw_valid", "repairable", "invalid"):
@@ -67,14 +67,14 @@ class ArgumentCheck:
         )
 
 
-def check_arguments(call: ToolCall, contract: Contract) -> ArgumentCheck:
+def classify_arguments(call: ToolCall, contract: Contract) -> ArgumentClassification:
     """Classify a call's arguments; malformed JSON is invalid and never repaired."""
     if call.arguments is None or contract.get(call.name) is None:
-        return ArgumentCheck("invalid", call.raw_arguments)
+        return ArgumentClassification("invalid", call.raw_arguments)
     validator = contract.validator(call.name)
     violations = validator.violations(call.arguments)
     if not violations:
-        return ArgumentCheck("raw_valid", call.arguments)
+        return ArgumentClassification("raw_valid", call.arguments)
     repaired = copy.deepcopy(call.arguments)
     repairs: list[Repair] = []
     for violation in violations:
@@ -96,5 +96,5 @@ def check_arguments(call: ToolCall, contract: Contract) -> ArgumentCheck:
         parent[violation.path[-1]] = value
         repairs.append(Repair(pointer(*violation.path), violation.instance, value))
     if repairs and validator.is_valid(repaired):
-        return ArgumentCheck("repairable", call.arguments, repaired, tuple(repairs))
-    return ArgumentCheck("invalid", call.arguments)
+        return ArgumentClassification("repairable", call.arguments, repaired, tuple(repairs))
+    return ArgumentClassification("invalid", call.arguments)

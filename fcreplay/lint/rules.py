@@ -1,14 +1,21 @@
-"""Shared by the provider compatibility checks: issue levels, rule shapes and the schema walk."""
+"""Provider-neutral lint machinery: issue levels, rule shapes and the schema walk.
+
+The provider rules themselves belong to the adapters, which declare them as a
+`LintRules` (`Capabilities.lint`) built from these shapes.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fcreplay.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
 from fcreplay.sources import pointer
+
+if TYPE_CHECKING:
+    from fcreplay.inputs.contract import ToolSpec
 
 Level = Literal["error", "warning", "note"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "note")
@@ -38,6 +45,39 @@ class Provider:
     max_tools: int | None
     max_tools_level: Level
     max_tools_rule: str
+    legacy_name: Callable[[str], bool] | None = None
+    """Whether older API versions accept a name; a name `name` accepts but they do not is
+    a warning saying `legacy_name_message`."""
+    legacy_name_message: str = ""
+
+
+@dataclass(frozen=True)
+class LintSubject:
+    """One target's request as its adapter sends it: what a provider's rules look at."""
+
+    model: str
+    strict: bool
+    parallel: bool | None
+    """The suite's parallel_tool_calls."""
+    tools: tuple[ToolSpec, ...]
+    """The contract's tools, in order."""
+    wired: tuple[tuple[ToolSpec, dict[str, Any]], ...]
+    """Each tool with its parameters as the adapter's `wire_schema` sends them."""
+    carried: bool
+    """The adapter's request reads back as the contract, keyword for keyword."""
+
+
+@dataclass(frozen=True)
+class LintRules:
+    """One provider's lint rules, declared by the adapters that speak to it."""
+
+    provider: Provider
+    """Tool-name and tool-count rules, checked before the adapter's transform."""
+    check: Callable[[LintSubject], Found]
+    """Everything else: the schemas as wired, the strict flag, settings it cannot carry."""
+    strict_transform_rule: str | None = None
+    """Cited when the strict transform sends the contract differently; None: the generic
+    rule."""
 
 
 def nodes(schema: Any, at: tuple[str, ...] = (), depth: int = 1) -> Iterator[Any]:

@@ -2,8 +2,8 @@
 
 For every configured target, the contract is checked as that target's adapter
 sends it (`wire_schema` with the target's strict flag, and the tools read back
-from a request the adapter builds) against the provider rules in
-`providers.md`:
+from a request the adapter builds) against the provider rules the adapter
+declares (`Capabilities.lint`), which cite `docs/providers.md`:
 
 - error: the provider would reject the request (HTTP 400): a keyword its
   strict subset does not support, a broken strict invariant, a tool name it
@@ -12,35 +12,36 @@ from a request the adapter builds) against the provider rules in
   enforced as written: a keyword the provider may ignore or whose acceptance is
   unconfirmed, a constraint the adapter's transform moves or drops, a setting
   the provider has no knob for. Never fails lint.
-- note: worth knowing, nothing to do (e.g. Gemini's `parameters` subset, which
-  this adapter does not use).
+- note: worth knowing, nothing to do (e.g. a schema subset the adapter does not
+  use, or an adapter that cannot read its requests back, so only its names are
+  checked).
 
 Each issue cites the rule it comes from, e.g. "OpenAI Structured Outputs: every
-object needs additionalProperties: false (providers.md §2.3)".
+object needs additionalProperties: false (docs/providers.md §2.3)".
 
-This module is the public face: it runs the checks and reports the issues. The rules
-live per provider family in `compat_openai`, `compat_anthropic` and `compat_gemini`;
-`compat_rules` holds what they share (levels, rule shapes, the schema walk).
+This module runs the checks and reports the issues: tool names and counts from
+the declared `Provider`, the adapter's transform read back, then the declared
+rules' own check. `lint.rules` holds the shapes they share (levels, rule shapes,
+the schema walk); the rules themselves live with their adapters.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from fcreplay.adapters import Adapter, get_adapter
-from fcreplay.exchange import Message, RequestSettings, ToolChoice
+from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.inputs.config import Target
 from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
-from fcreplay.lint.anthropic import ANTHROPIC, ANTHROPIC_STRICT, check_anthropic
-from fcreplay.lint.gemini import GEMINI, check_gemini
-from fcreplay.lint.openai import OPENAI, OPENAI_SO, check_openai
 from fcreplay.lint.rules import LEVELS as LEVELS
 from fcreplay.lint.rules import Found as Found
 from fcreplay.lint.rules import Level as Level
-from fcreplay.lint.rules import Provider
-from fcreplay.schemadiff.classes import show_value, tool_drifts
+from fcreplay.lint.rules import LintRules, LintSubject, Provider
+from fcreplay.neutral import Message, RequestSettings, ToolChoice
+from fcreplay.schemadiff.classes import show_value, tool_differences
 from fcreplay.sources import pointer
 
 
@@ -54,7 +55,7 @@ class CompatIssue:
     """`/<tool>/parameters/...`, `/<tool>` for a whole tool, "" for the whole request."""
     message: str
     rule: str
-    """The provider rule, cited: "<provider rule> (providers.md §N)"."""
+    """The provider rule, cited: "<provider rule> (docs/providers.md §N)"."""
 
     def __str__(self) -> str:
         where = self.pointer or "(request)"
@@ -71,15 +72,7 @@ class CompatIssue:
         }
 
 
-_PROVIDERS = {
-    "openai_chat": OPENAI,
-    "openai_responses": OPENAI,
-    "anthropic": ANTHROPIC,
-    "gemini": GEMINI,
-}
-
-
-def check_suite(suite: Suite) -> list[CompatIssue]:
+def lint_suite(suite: Suite) -> list[CompatIssue]:
     """Issues of every configured target, in configuration order."""
     tools = list(suite.contract.tools)
     # Cases with their own tool sets send fewer tools than the contract holds.
@@ -87,7 +80,7 @@ def check_suite(suite: Suite) -> list[CompatIssue]:
     return [
         issue
         for target in suite.config.targets
-        for issue in check_target(
+        for issue in lint_target(
             target,
             tools,
             parallel_tool_calls=suite.config.parallel_tool_calls,
@@ -96,7 +89,7 @@ def check_suite(suite: Suite) -> list[CompatIssue]:
     ]
 
 
-def check_target(
+def lint_target(
     target: Target,
     tools: Sequence[ToolSpec],
     *,
@@ -108,21 +101,47 @@ def check_target(
     `per_request` is the most tools one request declares (default: all of `tools`).
     """
     adapter = get_adapter(target.adapter)
+    rules = adapter.CAPABILITIES.lint
     found: list[tuple[Level, str, str, str]] = []
-    provider = _PROVIDERS.get(target.adapter)
-    if provider is not None:
-        found += _names_and_counts(provider, tools, per_request)
-    changed = list(_transforms(target, adapter, tools, parallel_tool_calls))
-    found += changed
-    wired = [(tool, adapter.wire_schema(tool.parameters, target.strict)) for tool in tools]
-    if provider is OPENAI:
-        found += check_openai(target, tools, wired, parallel_tool_calls)
-    elif provider is ANTHROPIC:
-        found += check_anthropic(target, wired)
-    elif provider is GEMINI:
-        found += check_gemini(target, tools, wired, parallel_tool_calls, carried=not changed)
+    if rules is not None:
+        found += _names_and_counts(rules.provider, tools, per_request)
+    if isinstance(adapter, ReadBackAdapter):
+        settings = RequestSettings(ToolChoice("auto"), parallel_tool_calls, strict=target.strict)
+        try:
+            request = adapter.build_request(target.model, [Message("user", "?")], tools, settings)
+        except ValueError as exc:
+            message = f"the adapter cannot build a request: {exc}"
+            changed: list[tuple[Level, str, str, str]] = [
+                ("error", "", message, "adapter build_request")
+            ]
+        else:
+            changed = list(_transforms(target, adapter, rules, tools, request.body))
+        found += changed
+        wired = tuple((tool, adapter.wire_schema(tool.parameters, target.strict)) for tool in tools)
+        if rules is not None:
+            subject = LintSubject(
+                model=target.model,
+                strict=target.strict,
+                parallel=parallel_tool_calls,
+                tools=tuple(tools),
+                wired=wired,
+                carried=not changed,
+            )
+            found += rules.check(subject)
+    else:
+        found.append(_unreadable(adapter))
     issues = [CompatIssue(target.name, *item) for item in found]
     return sorted(issues, key=lambda issue: LEVELS.index(issue.level))
+
+
+def _unreadable(adapter: ClientAdapter) -> tuple[Level, str, str, str]:
+    return (
+        "note",
+        "",
+        f"the {adapter.NAME} adapter cannot read its requests back (it has no sent_tools, "
+        "read_request and wire_schema): only tool names and counts are checked",
+        "fcreplay: schemas are checked as the adapter sends them",
+    )
 
 
 def _names_and_counts(
@@ -131,14 +150,8 @@ def _names_and_counts(
     for tool in tools:
         if not provider.name.match(tool.name):
             yield "error", pointer(tool.name), "tool name is refused", provider.name_rule
-        elif provider is GEMINI and (len(tool.name) > 64 or ":" in tool.name):
-            yield (
-                "warning",
-                pointer(tool.name),
-                "older Gemini API versions refuse it (a colon before 2025-12, more than 64 "
-                "characters before 2026-05)",
-                provider.name_rule,
-            )
+        elif provider.legacy_name is not None and not provider.legacy_name(tool.name):
+            yield "warning", pointer(tool.name), provider.legacy_name_message, provider.name_rule
     declared = len(tools) if per_request is None else per_request
     if provider.max_tools is not None and declared > provider.max_tools:
         yield (
@@ -150,33 +163,32 @@ def _names_and_counts(
 
 
 def _transforms(
-    target: Target, adapter: Adapter, tools: Sequence[ToolSpec], parallel: bool | None
+    target: Target,
+    adapter: ReadBackAdapter,
+    rules: LintRules | None,
+    tools: Sequence[ToolSpec],
+    body: Any,
 ) -> Found:
-    """What the adapter's request carries differently from the contract (read back)."""
-    settings = RequestSettings(ToolChoice("auto"), parallel, strict=target.strict)
-    try:
-        request = adapter.build_request(target.model, [Message("user", "?")], tools, settings)
-    except ValueError as exc:
-        yield "error", "", f"the adapter cannot build a request: {exc}", "adapter build_request"
-        return
-    sent = {spec.name: spec for spec in adapter.sent_tools(request.body)}
-    rule = _TRANSFORM_RULES.get(
-        (target.adapter, target.strict),
-        "the adapter's schema transform differs from the contract (providers.md §9, row 8)",
+    """What the adapter's request `body` carries differently from the contract (read back)."""
+    sent = {spec.name: spec for spec in adapter.sent_tools(body)}
+    rule = (rules.strict_transform_rule if rules and target.strict else None) or (
+        "the adapter's schema transform differs from the contract (docs/providers.md §9, row 8)"
     )
     for tool in tools:
         spec = sent.get(tool.name)
         if spec is None:
             yield "error", pointer(tool.name), "the adapter's request does not declare it", rule
             continue
-        for drift in tool_drifts(tool, spec, adapter.wire_schema(tool.parameters, target.strict)):
-            if drift.kind == "lossless":
+        for change in tool_differences(
+            tool, spec, adapter.wire_schema(tool.parameters, target.strict)
+        ):
+            if change.kind == "lossless":
                 continue
-            template = _TRANSFORM_MESSAGES.get(drift.kind, _TRANSFORM_MESSAGES["semantic_change"])
+            template = _TRANSFORM_MESSAGES.get(change.kind, _TRANSFORM_MESSAGES["semantic_change"])
             message = template.format(
-                contract=show_value(drift.contract), sent=show_value(drift.sent)
+                contract=show_value(change.contract), sent=show_value(change.sent)
             )
-            yield "warning", drift.pointer, f"{message} ({drift.kind})", rule
+            yield "warning", change.pointer, f"{message} ({change.kind})", rule
 
 
 _TRANSFORM_MESSAGES = {
@@ -185,16 +197,4 @@ _TRANSFORM_MESSAGES = {
     "semantic_change": "sent as {sent} instead of {contract}: the provider enforces a "
     "different schema",
     "description_changed": "the model reads {sent} instead of {contract}",
-}
-
-
-_TRANSFORM_RULES = {
-    ("openai_chat", True): f"{OPENAI_SO}: the strict transform makes every object "
-    "additionalProperties: false and optional properties required and nullable "
-    "(providers.md §2.3)",
-    ("openai_responses", True): f"{OPENAI_SO}: the strict transform makes every object "
-    "additionalProperties: false and optional properties required and nullable "
-    "(providers.md §2.3)",
-    ("anthropic", True): f"{ANTHROPIC_STRICT}: unsupported keywords are moved into the "
-    "description, as the SDK's transform does (providers.md §4.3)",
 }

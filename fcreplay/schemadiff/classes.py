@@ -90,7 +90,7 @@ REPRESENTATION = frozenset({"$schema", "propertyOrdering"})
 
 
 @dataclass(frozen=True)
-class Drift:
+class SchemaChange:
     """One difference between a sent declaration (or request setting) and the contract."""
 
     tool: str | None
@@ -110,14 +110,14 @@ class Drift:
 # --- schemas -----------------------------------------------------------------------------
 
 
-def tool_drifts(
+def tool_differences(
     contract: ToolSpec, sent: ToolSpec, transformed: dict[str, Any] | None = None
-) -> list[Drift]:
+) -> list[SchemaChange]:
     """Differences of one declared tool; `transformed` marks the documented ones."""
-    drifts = []
+    changes = []
     if contract.description != sent.description:
-        drifts.append(
-            Drift(
+        changes.append(
+            SchemaChange(
                 contract.name,
                 pointer(contract.name, "description"),
                 "description_changed",
@@ -125,35 +125,35 @@ def tool_drifts(
                 sent.description or MISSING,
             )
         )
-    found = schema_drifts(contract.name, contract.parameters, sent.parameters)
+    found = schema_differences(contract.name, contract.parameters, sent.parameters)
     if found and transformed is not None:
         known = {
-            (d.pointer, d.kind, drift_key(d.contract), drift_key(d.sent))
-            for d in schema_drifts(contract.name, contract.parameters, transformed)
+            (d.pointer, d.kind, difference_key(d.contract), difference_key(d.sent))
+            for d in schema_differences(contract.name, contract.parameters, transformed)
         }
         found = [
-            Drift(d.tool, d.pointer, d.kind, d.contract, d.sent, documented=True)
-            if (d.pointer, d.kind, drift_key(d.contract), drift_key(d.sent)) in known
+            SchemaChange(d.tool, d.pointer, d.kind, d.contract, d.sent, documented=True)
+            if (d.pointer, d.kind, difference_key(d.contract), difference_key(d.sent)) in known
             else d
             for d in found
         ]
-    return drifts + found
+    return changes + found
 
 
-def schema_drifts(tool: str, contract: Any, sent: Any) -> list[Drift]:
+def schema_differences(tool: str, contract: Any, sent: Any) -> list[SchemaChange]:
     """Classified differences between a contract schema and a sent one, one per keyword."""
     if same_value(contract, sent):
         return []
     places: dict[tuple[tuple[str, ...], str | None], None] = {}
     for at in (difference.path for difference in differences(contract, sent)):
         places.setdefault(_locate(_tokens(at)), None)
-    drifts = []
+    changes = []
     for node, keyword in places:
         path = (*node, keyword) if keyword is not None else node
         before, after = _at(contract, path), _at(sent, path)
         kind = classify(keyword, before, after, _at(contract, node), _at(sent, node))
-        drifts.append(Drift(tool, pointer(tool, "parameters", *path), kind, before, after))
-    return drifts
+        changes.append(SchemaChange(tool, pointer(tool, "parameters", *path), kind, before, after))
+    return changes
 
 
 def _tokens(at: str) -> list[str]:
@@ -319,7 +319,7 @@ def _constraint(keyword: str, before: Any, after: Any) -> str:
     return "semantic_change"
 
 
-def drift_key(value: Any) -> str:
+def difference_key(value: Any) -> str:
     """A canonical string of a drift value, MISSING included (for folding)."""
     return "\0missing" if value is MISSING else canonical_json(value)
 

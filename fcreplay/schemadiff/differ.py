@@ -6,17 +6,20 @@ and compared with what its unit should have sent (`plan.unit_tools`,
 
 - `lossless`, `constraint_lost`, `semantic_change`, `description_changed`: a
   declared tool's description and schema, keyword by keyword
-  (`fcreplay.schemadrift` has the rules);
+  (`schemadiff.classes` has the rules);
 - `tool_missing`, `tool_extra`, `order_changed`: the declared tools against the
   list (and order) the variant sends;
 - `tool_choice_mismatch`, `parallel_mismatch`: the request's tool choice and
   parallel policy against the unit's settings for that step. A policy the wire
-  format cannot carry (Gemini has no parallel toggle) is not a mismatch when the
-  request leaves it out; `fcreplay lint` reports the limitation.
+  format cannot carry (its adapter's `Capabilities.parallel_knob`) is not a
+  mismatch when the request leaves it out; `fcreplay lint` reports the limitation.
 
 An entry is `documented` when the adapter's own `wire_schema` transform makes
-the same change (Anthropic's strict transform moves constraints into the
+the same change (a strict transform that moves constraints into the
 description, for instance); that explains a difference but does not excuse it.
+
+Reading requests back takes an adapter's read-back part (`ReadBackAdapter`); the
+cassettes of an adapter without it are skipped, each with a note naming it.
 
 Requests repeat the same declaration thousands of times, so each request costs
 one fingerprint and one dictionary lookup; each distinct declaration is diffed
@@ -36,17 +39,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fcreplay.adapters import Adapter, get_adapter
+from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import canonical_json
 from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_cassette
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
-from fcreplay.exchange import Message, RequestSettings, ToolChoice
 from fcreplay.inputs.suite import Suite
-from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, Drift, drift_key
+from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, SchemaChange, difference_key
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
-from fcreplay.schemadiff.tool_settings import Expected, setting_drifts
-from fcreplay.schemadiff.tool_settings import declaration_drifts as declaration_drifts
+from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
+from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
 
 
 def schema_diff(
@@ -114,10 +117,9 @@ class SchemaDiffer:
         self.missing: list[str] = []
         """Planned cassettes not found on disk."""
         self._skipped: list[str] = []
-        self._seen: dict[tuple[Expected, bytes], _Seen] = {}
-        self._expected: dict[tuple[str, str, bool], Expected] = {}
+        self._seen: dict[tuple[StepSettings, bytes], _Seen] = {}
+        self._expected: dict[tuple[str, str, bool], StepSettings] = {}
         self._reducible: dict[str, bool] = {}
-        self._conversation: dict[str, frozenset[str]] = {}
         self._requests = 0
         self._cassettes = 0
 
@@ -156,12 +158,14 @@ class SchemaDiffer:
     def add(self, cassette: Cassette, unit: Unit) -> None:
         """Count every request of `cassette`, recorded for `unit`."""
         self._cassettes += 1
-        name = cassette.meta.adapter if cassette.meta else unit.target.adapter
-        try:
-            adapter = get_adapter(name)
-        except ValueError:
-            name, adapter = unit.target.adapter, get_adapter(unit.target.adapter)
+        name, adapter = _recording_adapter(cassette, unit)
         example = str(cassette.path)
+        if not isinstance(adapter, ReadBackAdapter):
+            self.skip(
+                f"{example}: the {adapter.NAME} adapter cannot read its requests back "
+                "(it has no sent_tools, read_request and wire_schema)"
+            )
+            return
         for index, interaction in enumerate(cassette.interactions):
             if isinstance(interaction, UnreadableInteraction):
                 self.skip(f"{example}: interaction {index + 1}: {interaction.reason}")
@@ -173,8 +177,9 @@ class SchemaDiffer:
             step = (interaction.label or {}).get("step")
             if not isinstance(step, int):
                 step = adapter.read_request(body, uri).tool_result_turns
-            expected = self._expectation(unit, name, step)
-            key = (expected, self._fingerprint(adapter, name, body, uri))
+            expected = self._step_settings(unit, name, step)
+            conversation = adapter.CAPABILITIES.conversation_keys
+            key = (expected, self._fingerprint(adapter, conversation, name, body, uri))
             seen = self._seen.get(key)
             if seen is None:
                 self._seen[key] = _Seen(body, uri, example)
@@ -182,13 +187,13 @@ class SchemaDiffer:
                 seen.count += 1
             self._requests += 1
 
-    def _expectation(self, unit: Unit, adapter: str, step: int) -> Expected:
+    def _step_settings(self, unit: Unit, adapter: str, step: int) -> StepSettings:
         # Only the first step differs (a case's tool_choice is for its first turn).
         cache_key = (unit.label, adapter, step > 0)
         expected = self._expected.get(cache_key)
         if expected is None:
             settings = unit_settings(self.suite, unit, step)
-            expected = Expected(
+            expected = StepSettings(
                 target=unit.target.name,
                 adapter=adapter,
                 strict=settings.strict,
@@ -199,19 +204,22 @@ class SchemaDiffer:
             self._expected[cache_key] = expected
         return expected
 
-    def _fingerprint(self, adapter: Adapter, name: str, body: dict[str, Any], uri: str) -> bytes:
+    def _fingerprint(
+        self,
+        adapter: ReadBackAdapter,
+        conversation: frozenset[str],
+        name: str,
+        body: dict[str, Any],
+        uri: str,
+    ) -> bytes:
         """Bytes equal for requests that declare and choose tools the same way.
 
         The conversation, which changes every turn, is left out: the top-level
-        keys the adapter fills from the history (found by building two requests
-        that differ only there). On the first request of each adapter that
-        declares tools, the reduced body is checked to read back the same tools,
-        tool choice and parallel policy; where it does not, the whole body is
-        the fingerprint.
+        keys the adapter fills from the history (its `Capabilities.conversation_keys`).
+        On the first request of each adapter that declares tools, the reduced body is
+        checked to read back the same tools, tool choice and parallel policy; where it
+        does not, the whole body is the fingerprint.
         """
-        conversation = self._conversation.get(name)
-        if conversation is None:
-            conversation = self._conversation[name] = _conversation_keys(adapter)
         reduced = {k: v for k, v in body.items() if k not in conversation}
         reducible = self._reducible.get(name)
         if reducible is None:
@@ -230,34 +238,38 @@ class SchemaDiffer:
             return json.dumps(value, sort_keys=True, default=repr).encode()
 
     def result(self) -> SchemaDiffResult:
-        """Diff each distinct declaration once and fold identical drifts."""
-        declarations: dict[tuple[str, bool, tuple[str, ...], str], list[Drift]] = {}
+        """Diff each distinct declaration once and fold identical changes."""
+        declarations: dict[tuple[str, bool, tuple[str, ...], str], list[SchemaChange]] = {}
         folded: dict[tuple[Any, ...], list[Any]] = {}
         for (expected, _), seen in self._seen.items():
             adapter = get_adapter(expected.adapter)
+            assert isinstance(adapter, ReadBackAdapter)  # `add` collects no other
             specs = adapter.sent_tools(seen.body)
             sent_key = canonical_json([spec.to_json() for spec in specs])
             key = (expected.adapter, expected.strict, expected.tools, sent_key)
-            drifts = declarations.get(key)
-            if drifts is None:
-                drifts = declarations[key] = declaration_drifts(
+            changes = declarations.get(key)
+            if changes is None:
+                changes = declarations[key] = declaration_differences(
                     self.suite.contract, adapter, expected.strict, expected.tools, specs
                 )
             view = adapter.read_request(seen.body, seen.uri)
-            found = drifts + setting_drifts(expected, view.tool_choice, view.parallel_tool_calls)
-            for drift in found:
+            knob = expected.choice.mode in adapter.CAPABILITIES.parallel_knob
+            found = changes + setting_differences(
+                expected, view.tool_choice, view.parallel_tool_calls, knob=knob
+            )
+            for change in found:
                 fold_key = (
                     expected.target,
-                    drift.tool,
-                    drift.pointer,
-                    drift.kind,
-                    drift_key(drift.contract),
-                    drift_key(drift.sent),
-                    drift.documented,
+                    change.tool,
+                    change.pointer,
+                    change.kind,
+                    difference_key(change.contract),
+                    difference_key(change.sent),
+                    change.documented,
                 )
                 slot = folded.get(fold_key)
                 if slot is None:
-                    folded[fold_key] = [drift, seen.count, seen.example]
+                    folded[fold_key] = [change, seen.count, seen.example]
                 else:
                     slot[1] += seen.count
         order = {target.name: index for index, target in enumerate(self.suite.config.targets)}
@@ -265,17 +277,17 @@ class SchemaDiffer:
             (
                 SchemaDiffEntry(
                     target=key[0],
-                    tool=drift.tool,
-                    pointer=drift.pointer,
-                    kind=drift.kind,
-                    contract=drift.contract,
-                    sent=drift.sent,
+                    tool=change.tool,
+                    pointer=change.pointer,
+                    kind=change.kind,
+                    contract=change.contract,
+                    sent=change.sent,
                     count=count,
                     example=example,
-                    documented=drift.documented,
-                    status=self._status(drift.kind),
+                    documented=change.documented,
+                    status=self._status(change.kind),
                 )
-                for key, (drift, count, example) in folded.items()
+                for key, (change, count, example) in folded.items()
             ),
             key=lambda e: (
                 order.get(e.target, len(order)),
@@ -283,8 +295,8 @@ class SchemaDiffer:
                 e.tool or "",
                 e.pointer,
                 CLASSES.index(e.kind),
-                drift_key(e.contract),
-                drift_key(e.sent),
+                difference_key(e.contract),
+                difference_key(e.sent),
             ),
         )
         return SchemaDiffResult(
@@ -304,12 +316,17 @@ class SchemaDiffer:
         return "allowed" if kind in self.allowed else "blocking"
 
 
-def _conversation_keys(adapter: Adapter) -> frozenset[str]:
-    """Top-level body keys that carry the conversation in this adapter's requests."""
-    settings = RequestSettings(ToolChoice("no_tools"))
+def _recording_adapter(cassette: Cassette, unit: Unit) -> tuple[str, ClientAdapter]:
+    """The adapter that recorded a cassette (its fcreplay block names it), and its name.
+
+    The unit's target adapter when it is the one named, or when the named one is no
+    longer known (a renamed adapter, a cassette from elsewhere).
+    """
+    name, adapter = unit.target.adapter, get_adapter(unit.target.adapter)
+    recorded = cassette.meta.adapter if cassette.meta else name
+    if recorded in (name, adapter.NAME):
+        return name, adapter
     try:
-        one = adapter.build_request("m", [Message("user", "one")], [], settings).body
-        two = adapter.build_request("m", [Message("user", "two")], [], settings).body
+        return recorded, get_adapter(recorded)
     except ValueError:
-        return frozenset()
-    return frozenset(key for key in one.keys() | two.keys() if one.get(key) != two.get(key))
+        return name, adapter

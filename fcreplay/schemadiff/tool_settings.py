@@ -1,28 +1,28 @@
-"""Request-wide drifts: the declared tools against the unit's list, and its tool settings.
+"""Request-wide changes: the declared tools against the unit's list, and its tool settings.
 
 `tool_extra`, `tool_missing` and `order_changed` compare the tools a request
 declared with the list (and order) its variant sends, then each declared tool is
-diffed keyword by keyword (`schemadrift`); `tool_choice_mismatch` and
+diffed keyword by keyword (`schemadiff.classes`); `tool_choice_mismatch` and
 `parallel_mismatch` compare the request's tool choice and parallel policy with
 the unit's settings for that step.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fcreplay.adapters import Adapter
-from fcreplay.exchange import ToolChoice
+from fcreplay.adapters.protocol import ReadBackAdapter
 from fcreplay.inputs.contract import Contract, ToolSpec
-from fcreplay.schemadiff.classes import Drift, tool_drifts
+from fcreplay.neutral import ToolChoice
+from fcreplay.schemadiff.classes import SchemaChange, tool_differences
 from fcreplay.sources import pointer
 from fcreplay.structdiff import MISSING
 
 
 @dataclass(frozen=True)
-class Expected:
+class StepSettings:
     """What one step of one unit should send, as far as schema diff looks."""
 
     target: str
@@ -33,56 +33,55 @@ class Expected:
     parallel: bool | None
 
 
-def declaration_drifts(
+def declaration_differences(
     contract: Contract,
-    adapter: Adapter,
+    adapter: ReadBackAdapter,
     strict: bool,
     expected: Sequence[str],
     sent: Sequence[ToolSpec],
-) -> list[Drift]:
+) -> list[SchemaChange]:
     """Differences between the tools a request declared and the ones it should have."""
     wanted = set(expected)
-    drifts: list[Drift] = []
+    changes: list[SchemaChange] = []
     declared: dict[str, ToolSpec] = {}
     for spec in sent:
         if spec.name in declared or spec.name not in wanted:
-            drifts.append(Drift(spec.name, pointer(spec.name), "tool_extra", MISSING, spec.name))
+            changes.append(
+                SchemaChange(spec.name, pointer(spec.name), "tool_extra", MISSING, spec.name)
+            )
         else:
             declared[spec.name] = spec
-    drifts += [
-        Drift(name, pointer(name), "tool_missing", name, MISSING)
+    changes += [
+        SchemaChange(name, pointer(name), "tool_missing", name, MISSING)
         for name in expected
         if name not in declared
     ]
     expected_order = [name for name in expected if name in declared]
     if list(declared) != expected_order:
-        drifts.append(Drift(None, "", "order_changed", expected_order, list(declared)))
+        changes.append(SchemaChange(None, "", "order_changed", expected_order, list(declared)))
     for name, spec in declared.items():
         tool = contract.by_name[name]
-        drifts += tool_drifts(tool, spec, adapter.wire_schema(tool.parameters, strict))
-    return drifts
+        changes += tool_differences(tool, spec, adapter.wire_schema(tool.parameters, strict))
+    return changes
 
 
 def _choice_json(choice: ToolChoice) -> dict[str, Any]:
     return {"mode": choice.mode, **({"tool": choice.tool} if choice.tool else {})}
 
 
-_NO_PARALLEL_KNOB: dict[str, Callable[[ToolChoice], bool]] = {
-    # Gemini has no parallel-call toggle (providers.md §1.1, §5.4).
-    "gemini": lambda choice: True,
-    # Anthropic's policy lives in tool_choice, and {"type": "none"} takes none (§4.4).
-    "anthropic": lambda choice: choice.mode == "none",
-}
-"""Adapters whose wire format cannot carry the parallel policy (for that tool choice);
-`fcreplay lint` reports the limitation, so schema diff does not count it per request."""
+def setting_differences(
+    expected: StepSettings, choice: ToolChoice, parallel: bool | None, *, knob: bool
+) -> list[SchemaChange]:
+    """Tool choice and parallel policy against the unit's settings for that step.
 
-
-def setting_drifts(expected: Expected, choice: ToolChoice, parallel: bool | None) -> list[Drift]:
-    """Tool choice and parallel policy against the unit's settings for that step."""
-    drifts = []
+    `knob`: whether the wire format can carry the parallel policy with the expected tool
+    choice (`Capabilities.parallel_knob`). When it cannot, a request that leaves the
+    policy out is no mismatch: `fcreplay lint` reports the limitation once instead.
+    """
+    changes = []
     if choice != expected.choice:
-        drifts.append(
-            Drift(
+        changes.append(
+            SchemaChange(
                 None,
                 "",
                 "tool_choice_mismatch",
@@ -90,8 +89,7 @@ def setting_drifts(expected: Expected, choice: ToolChoice, parallel: bool | None
                 _choice_json(choice),
             )
         )
-    no_knob = _NO_PARALLEL_KNOB.get(expected.adapter)
-    unsent = parallel is None and no_knob is not None and no_knob(expected.choice)
+    unsent = parallel is None and not knob
     if parallel != expected.parallel and not unsent:
-        drifts.append(Drift(None, "", "parallel_mismatch", expected.parallel, parallel))
-    return drifts
+        changes.append(SchemaChange(None, "", "parallel_mismatch", expected.parallel, parallel))
+    return changes

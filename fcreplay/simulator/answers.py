@@ -18,26 +18,22 @@ repetitions):
   call in any turn, else the first declared tool with `{}`. "auto" gets the scripted
   answer, minus calls to tools the request does not declare. A turn past the end of
   the script answers `fallback_text`.
-* Invalid arguments (`raw_arguments`): OpenAI Chat and Responses carry arguments as
-  text and get it verbatim. Anthropic and Gemini carry JSON objects, so a model
-  cannot send broken JSON there; the simulator sends the nearest real failure
-  instead: Gemini ends the turn as a malformed call without the call (stop
-  "malformed_call"), Anthropic cuts the call off at the output-token limit (stop
-  "length", the partial input kept). All four parse as kind "invalid".
+* Invalid arguments (`raw_arguments`): a format whose calls carry arguments as text
+  (`Capabilities.string_arguments`) gets it verbatim. A format that carries JSON
+  objects cannot send broken JSON, so the simulator sends the nearest real failure
+  its adapter declares (`Capabilities.broken_call_stop`): "malformed_call" ends the
+  turn as a malformed call without the call, "length" cuts the call off at the
+  output-token limit (the partial input kept). Each parses as kind "invalid".
 """
 
 from __future__ import annotations
 
 import re
 
-from fcreplay.decision import Decision, DecisionKind, Stop, ToolCall
-from fcreplay.exchange import RequestView
+from fcreplay.adapters.capabilities import Capabilities
+from fcreplay.decision import Decision, DecisionKind, ToolCall
+from fcreplay.neutral import RequestView
 from fcreplay.simulator.script import Answer, Choice, Profile, ScriptedCall
-
-_STRING_ARGUMENTS = frozenset({"openai_chat", "openai_responses"})
-"""Formats whose calls carry arguments as JSON text, so broken JSON can go out verbatim."""
-_BROKEN_CALL_STOP: dict[str, Stop] = {"gemini": "malformed_call", "anthropic": "length"}
-"""What an object-argument format sends instead of unparseable arguments (module doc)."""
 
 CALL_TAG = re.compile(rb"fcsim_r(\d+)_t\d+_\d+")
 """The repetition number in the call ids `to_decision` issues, as it reads in a request."""
@@ -105,7 +101,7 @@ def choose_answer(
 
 
 def to_decision(
-    answer: Answer, api: str, model: str | None, repetition: int, turn: int
+    answer: Answer, capabilities: Capabilities, model: str | None, repetition: int, turn: int
 ) -> Decision:
     """The Decision the adapter renders for an answer (call ids tagged with the repetition)."""
     if answer.refusal is not None:
@@ -126,9 +122,9 @@ def to_decision(
             kind="tool_call", text=answer.text, calls=calls, stop="tool_call", model=model
         )
     kind: DecisionKind = "invalid"
-    if api in _STRING_ARGUMENTS:
+    if capabilities.string_arguments:
         return Decision(kind=kind, text=answer.text, calls=calls, stop="tool_call", model=model)
-    stop = _BROKEN_CALL_STOP.get(api, "malformed_call")
+    stop = capabilities.broken_call_stop
     if stop == "malformed_call":
         return Decision(kind=kind, text=answer.text, stop=stop, model=model)
     return Decision(kind=kind, text=answer.text, calls=calls, stop=stop, model=model)

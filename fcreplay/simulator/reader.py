@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fcreplay.adapters import ADAPTERS
+from fcreplay.adapters.registry import adapters
 from fcreplay.errors import InputError, Problem
 from fcreplay.inputs.cases import CASE_ID
 from fcreplay.simulator.script import (
@@ -279,7 +279,7 @@ class _Reader:
                         float(body[key]) if key in ("retry_after", "seconds") else body[key]
                     )
                 else:
-                    self.fail((*where, key), message)
+                    self.fail((*where, key), message if isinstance(message, str) else message())
         required = {"error": "status", "delay": "seconds"}.get(kind)
         if required is not None and required not in body:
             self.fail((*where, required), f"required for {kind} faults")
@@ -288,7 +288,7 @@ class _Reader:
         return Fault(**values)
 
 
-_FAULT_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+_FAULT_CHECKS: dict[str, tuple[Callable[[Any], bool], str | Callable[[], str]]] = {
     "status": (lambda v: _whole(v, 400) and v <= 599, "must be an HTTP status 400-599"),
     "retry_after": (lambda v: _number(v) and v >= 0, "must be seconds (>= 0)"),
     "seconds": (lambda v: _number(v) and v > 0, "must be seconds (> 0)"),
@@ -296,13 +296,18 @@ _FAULT_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "in_stream": (lambda v: isinstance(v, bool), "must be true or false"),
     "stream": (lambda v: isinstance(v, bool), "must be true or false"),
     "turn": (lambda v: _whole(v, 0), "must be a whole number of at least 0"),
-    "api": (lambda v: v in ADAPTERS, f"must be one of {', '.join(ADAPTERS)}"),
+    "api": (lambda v: v in _api_names(), lambda: f"must be one of {', '.join(_api_names())}"),
     **dict.fromkeys(
         ("type", "code", "message", "model"),
         (lambda v: isinstance(v, str) and bool(v), "must be a non-empty string"),
     ),
 }
-"""Checks of fault values (filters included), each with what to say when it fails."""
+"""Checks of fault values (filters included), each with what to say when it fails; the
+adapter names are listed when it fails, since registering an adapter adds one."""
+
+
+def _api_names() -> list[str]:
+    return [name for name, _ in adapters()]
 
 
 def _key_path(where: Sequence[str | int]) -> str:

@@ -1,6 +1,6 @@
 """The simulator's script: the scripted cases, profiles, answers and faults it is read into.
 
-Script schema (JSON; every key is checked on load by `simulator_reader`, errors name
+Script schema (JSON; every key is checked on load by `simulator.reader`, errors name
 the file, line and key)::
 
     {
@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from fcreplay.exchange import RequestView
+from fcreplay.neutral import RequestView
 
 ANY_MODEL = "*"
 """Profile key that answers every model the case does not name."""

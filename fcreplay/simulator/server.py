@@ -1,10 +1,11 @@
 """The bundled loopback provider simulator: a test and demo tool, never a claim about real models.
 
 A real HTTP server (stdlib `ThreadingHTTPServer`, 127.0.0.1 by default) that
-speaks the four wire formats through the adapters themselves: each POST is
-routed by its path (`api_for_url`), read with the adapter's `read_request`,
+speaks every registered wire format through the adapters themselves: each POST
+is routed by its path (`api_for_url`), read with the adapter's `read_request`,
 answered from a script of decisions and written with `render_response`
-(SSE when the request streams) or `render_error`.
+(SSE when the request streams, or the JSON-array stream its capabilities name)
+or `render_error`. An adapter without the read-back and server parts is not served.
 
 This module answers requests and runs the server; its siblings hold the rest, and
 their public names are re-exported here: `script` the script (its schema is
@@ -34,11 +35,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fcreplay.adapters import ADAPTERS, api_for_url, get_adapter
 from fcreplay.adapters._wire import is_retryable
+from fcreplay.adapters.protocol import ReadBackAdapter, ServerAdapter
+from fcreplay.adapters.registry import adapters, api_for_url, get_adapter
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.decision import ProviderError
-from fcreplay.exchange import RequestView, StreamEvent, WireResponse
+from fcreplay.neutral import RequestView, StreamEvent, WireResponse
 from fcreplay.simulator.answers import CALL_TAG
 from fcreplay.simulator.answers import choose_answer as choose_answer
 from fcreplay.simulator.answers import pick as pick
@@ -88,6 +90,12 @@ class Simulator:
         if api is None:
             return self.plain(404, f"fcreplay simulator: no provider API at POST {path}")
         adapter = get_adapter(api)
+        if not (isinstance(adapter, ReadBackAdapter) and isinstance(adapter, ServerAdapter)):
+            return self.plain(
+                404,
+                f"fcreplay simulator: the {api} adapter cannot be served (it lacks the read-back "
+                "part, read_request, or the server part, render_response and render_error)",
+            )
         try:
             request = json.loads(body)
         except ValueError:
@@ -126,7 +134,9 @@ class Simulator:
         counted = fault is None or fault.kind == "delay"
         repetition = self._repetition(path, view, body, counted)
         answer = choose_answer(profile, view, repetition, self.script.fallback_text)
-        decision = to_decision(answer, api, view.model, repetition, view.tool_result_turns)
+        decision = to_decision(
+            answer, adapter.CAPABILITIES, view.model, repetition, view.tool_result_turns
+        )
         wire = adapter.render_response(decision, stream=view.stream)
         if fault is not None and fault.kind == "malformed_json":
             wire = _malformed(wire)
@@ -211,8 +221,7 @@ class Simulator:
             headers.setdefault("content-type", "application/json")
             return Reply(wire.status, headers, _body_bytes(wire.body), delay=delay)
         events = wire.events if keep is None else wire.events[:keep]
-        if api == "gemini" and "alt=sse" not in path:
-            # Without alt=sse Gemini streams one JSON array of the chunks.
+        if get_adapter(api).CAPABILITIES.json_array_stream(path):
             headers["content-type"] = "application/json; charset=UTF-8"
             text = json.dumps([event.data for event in events], ensure_ascii=False)
             if keep is not None:
@@ -307,10 +316,11 @@ def running_simulator(
 
 
 def base_urls(url: str) -> dict[str, str]:
-    """The base_url to configure for each adapter to reach a simulator at `url`."""
+    """The base_url to configure for each served adapter to reach a simulator at `url`."""
     from urllib.parse import urlsplit
 
     return {
-        name: url + urlsplit(get_adapter(name).DEFAULT_BASE_URL).path.rstrip("/")
-        for name in ADAPTERS
+        name: url + urlsplit(adapter.DEFAULT_BASE_URL).path.rstrip("/")
+        for name, adapter in adapters()
+        if isinstance(adapter, ReadBackAdapter) and isinstance(adapter, ServerAdapter)
     }

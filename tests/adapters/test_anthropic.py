@@ -17,10 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcreplay.adapters import anthropic as adapter
-from fcreplay.adapters import get_adapter
 from fcreplay.adapters._wire import decode_arguments, result_text
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -29,7 +30,6 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
-from fcreplay.inputs.contract import Contract, ToolSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
 

@@ -22,10 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fcreplay.adapters import gemini as adapter
-from fcreplay.adapters import get_adapter
 from fcreplay.adapters._gemini_render import CANONICAL_STATUS
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.decision import Decision, ProviderError, Stop, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -34,7 +35,6 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
-from fcreplay.inputs.contract import Contract, ToolSpec
 
 from ..conftest import CORPUS
 

@@ -25,11 +25,12 @@ from hypothesis import strategies as st
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from fcreplay.adapters import get_adapter
 from fcreplay.adapters import openai_chat as adapter
 from fcreplay.adapters._wire import decode_arguments, encode_arguments, result_text
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.decision import Decision, ProviderError, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -39,7 +40,6 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
-from fcreplay.inputs.contract import Contract, ToolSpec
 
 from ..conftest import CORPUS
 

@@ -18,13 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fcreplay.adapters import get_adapter
 from fcreplay.adapters import openai_responses as adapter
 from fcreplay.adapters._openai_responses_stream import HANDLERS
 from fcreplay.adapters._wire import decode_arguments, encode_arguments
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.sse import format_sse, parse_sse
 from fcreplay.decision import Decision, ProviderError, ToolCall
-from fcreplay.exchange import (
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.neutral import (
     HistoryItem,
     Message,
     RequestSettings,
@@ -33,7 +34,6 @@ from fcreplay.exchange import (
     ToolResult,
     WireItem,
 )
-from fcreplay.inputs.contract import Contract, ToolSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openai_responses"
 DECISION_FIXTURES = (

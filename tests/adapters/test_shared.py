@@ -17,10 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fcreplay.adapters import ADAPTERS, get_adapter, openai_chat, openai_responses
+from fcreplay.adapters import openai_chat, openai_responses
 from fcreplay.adapters._openai_errors import read_envelope, retry_after
+from fcreplay.adapters.registry import BUILT_IN, get_adapter
 from fcreplay.decision import Decision, ProviderError, ToolCall
-from fcreplay.exchange import StreamEvent
+from fcreplay.neutral import StreamEvent
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -59,11 +60,11 @@ ANSWERS = {
 
 
 def test_every_adapter_names_its_terminal_events() -> None:
-    assert set(TERMINAL) == set(ADAPTERS)
+    assert set(TERMINAL) == set(BUILT_IN)
 
 
 @pytest.mark.parametrize("shape", sorted(ANSWERS))
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
 def test_a_stream_cut_before_its_end_is_invalid_and_keeps_what_arrived(
     name: str, shape: str
 ) -> None:
@@ -83,7 +84,7 @@ def test_a_stream_cut_before_its_end_is_invalid_and_keeps_what_arrived(
     assert (answer.text or "").startswith(decision.text or "")
 
 
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
 def test_an_empty_stream_is_truncated(name: str) -> None:
     decision = get_adapter(name).parse_stream(200, [])
     assert isinstance(decision, Decision)

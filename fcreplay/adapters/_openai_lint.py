@@ -1,14 +1,20 @@
-"""OpenAI compatibility rules: function names, tool count and the Structured Outputs subset."""
+"""OpenAI lint rules (Chat and Responses): function names, tool count, Structured Outputs."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
-from fcreplay.inputs.config import Target
-from fcreplay.inputs.contract import ToolSpec
-from fcreplay.lint.rules import Found, Keywords, Provider, is_object, keyword_issues, nodes
+from fcreplay.lint.rules import (
+    Found,
+    Keywords,
+    LintRules,
+    LintSubject,
+    Provider,
+    is_object,
+    keyword_issues,
+    nodes,
+)
 from fcreplay.sources import pointer
 
 OPENAI_SO = "OpenAI Structured Outputs"
@@ -43,10 +49,10 @@ _OPENAI_STRICT_KEYWORDS = Keywords(
         {"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}
     ),
     rejected_rule=f"{OPENAI_SO}: allOf, not, dependentRequired, dependentSchemas and "
-    "if/then/else are not supported (providers.md §2.3)",
+    "if/then/else are not supported (docs/providers.md §2.3)",
     other_level="warning",
     other_rule=f"{OPENAI_SO}: {{kw}} is not in the supported list; whether strict mode "
-    "accepts it is unconfirmed (providers.md §2.3, §10)",
+    "accepts it is unconfirmed (docs/providers.md §2.3, §10)",
 )
 _OPENAI_FINE_TUNED = frozenset(
     {
@@ -69,57 +75,52 @@ OPENAI_FORMATS = frozenset(
 OPENAI = Provider(
     label="OpenAI",
     name=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    name_rule="OpenAI function names: a-z, A-Z, 0-9, _ and -, at most 64 (providers.md §1.3)",
+    name_rule="OpenAI function names: a-z, A-Z, 0-9, _ and -, at most 64 (docs/providers.md §1.3)",
     max_tools=128,
     max_tools_level="error",
     max_tools_rule="OpenAI: at most 128 tools per request, array_above_max_length [obs] "
-    "(providers.md §1.3)",
+    "(docs/providers.md §1.3)",
 )
 
 
-def check_openai(
-    target: Target,
-    tools: Sequence[ToolSpec],
-    wired: Sequence[tuple[ToolSpec, dict[str, Any]]],
-    parallel: bool | None,
-) -> Found:
+def lint_openai(subject: LintSubject) -> Found:
     """What OpenAI rejects or may ignore in the schemas as wired (strict rules when strict)."""
-    if not target.strict:
+    if not subject.strict:
         yield (
             "note",
             "",
             "strict is off: the schemas guide the model but are not enforced",
-            "OpenAI function calling: strict defaults to false (providers.md §2.2)",
+            "OpenAI function calling: strict defaults to false (docs/providers.md §2.2)",
         )
-    for tool in tools:
+    for tool in subject.tools:
         if len(tool.description) > 1024:
             yield (
                 "warning",
                 pointer(tool.name, "description"),
                 f"description is {len(tool.description)} characters long",
                 "OpenAI: descriptions over 1024 characters were rejected in one report "
-                "[obs, unconfirmed] (providers.md §1.3, §10)",
+                "[obs, unconfirmed] (docs/providers.md §1.3, §10)",
             )
-    if not target.strict:
+    if not subject.strict:
         return
-    if parallel is not False:
+    if subject.parallel is not False:
         yield (
             "warning",
             "",
             "strict schemas with parallel calls allowed (parallel_tool_calls is not false)",
             "OpenAI: strict mode is disabled for parallel calls of fine-tuned models; set "
-            "parallel_tool_calls = false when you rely on it (providers.md §2.3)",
+            "parallel_tool_calls = false when you rely on it (docs/providers.md §2.3)",
         )
-    fine_tuned = target.model.startswith("ft:")
+    fine_tuned = subject.model.startswith("ft:")
     totals = {"properties": 0, "enum": 0}
-    for tool, schema in wired:
+    for tool, schema in subject.wired:
         root = pointer(tool.name, "parameters")
         if schema.get("type") != "object" or "anyOf" in schema:
             yield (
                 "error",
                 root,
                 "the root schema is not a plain object",
-                f"{OPENAI_SO}: the root must be type object and not anyOf (providers.md §2.3)",
+                f"{OPENAI_SO}: the root must be type object and not anyOf (docs/providers.md §2.3)",
             )
         for at, node, depth in nodes(schema):
             here = root + pointer(*at)
@@ -128,7 +129,7 @@ def check_openai(
                     "error",
                     here,
                     f"nested {depth} levels deep",
-                    f"{OPENAI_SO}: at most 10 levels of nesting (providers.md §2.3)",
+                    f"{OPENAI_SO}: at most 10 levels of nesting (docs/providers.md §2.3)",
                 )
             yield from keyword_issues(node, here, _OPENAI_STRICT_KEYWORDS)
             yield from _openai_node(node, here, fine_tuned)
@@ -144,7 +145,7 @@ def check_openai(
                 "",
                 f"{count} {what} values in all strict schemas",
                 f"{OPENAI_SO}: at most 5000 object properties and 1000 enum values "
-                "(providers.md §2.3)",
+                "(docs/providers.md §2.3)",
             )
 
 
@@ -155,7 +156,8 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
                 "error",
                 here + pointer("additionalProperties"),
                 "an object without additionalProperties: false",
-                f"{OPENAI_SO}: every object needs additionalProperties: false (providers.md §2.3)",
+                f"{OPENAI_SO}: every object needs additionalProperties: false "
+                "(docs/providers.md §2.3)",
             )
         properties = node.get("properties")
         required = node.get("required")
@@ -168,7 +170,7 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
                 here + pointer("required"),
                 f"properties not listed in required: {', '.join(missing)}",
                 f"{OPENAI_SO}: every property must be listed in required; make optional "
-                "ones nullable (providers.md §2.3)",
+                "ones nullable (docs/providers.md §2.3)",
             )
     kind = node.get("format")
     if isinstance(kind, str) and kind not in OPENAI_FORMATS:
@@ -177,7 +179,7 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
             here + pointer("format"),
             f"format {kind!r} is not one strict mode supports",
             f"{OPENAI_SO}: format is one of {', '.join(sorted(OPENAI_FORMATS))} "
-            "(providers.md §2.3)",
+            "(docs/providers.md §2.3)",
         )
     enum = node.get("enum")
     if (
@@ -189,7 +191,7 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
             "error",
             here + pointer("enum"),
             "a string enum of more than 250 values longer than 15,000 characters",
-            f"{OPENAI_SO}: enum size limits (providers.md §2.3)",
+            f"{OPENAI_SO}: enum size limits (docs/providers.md §2.3)",
         )
     if fine_tuned:
         for keyword in sorted(_OPENAI_FINE_TUNED & set(node)):
@@ -199,5 +201,15 @@ def _openai_node(node: dict[str, Any], here: str, fine_tuned: bool) -> Found:
                 f"{keyword} with a fine-tuned model (ft:...)",
                 f"{OPENAI_SO}: fine-tuned models do not support minLength, maxLength, "
                 "pattern, format, minimum, maximum, multipleOf, patternProperties, minItems, "
-                "maxItems (providers.md §2.3)",
+                "maxItems (docs/providers.md §2.3)",
             )
+
+
+OPENAI_RULES = LintRules(
+    provider=OPENAI,
+    check=lint_openai,
+    strict_transform_rule=f"{OPENAI_SO}: the strict transform makes every object "
+    "additionalProperties: false and optional properties required and nullable "
+    "(docs/providers.md §2.3)",
+)
+"""Declared by both OpenAI adapters (Chat Completions and Responses)."""

@@ -1,15 +1,21 @@
-"""Anthropic compatibility rules: tool names and the strict tool use subset and limits."""
+"""Anthropic lint rules: tool names and the strict tool use subset and limits."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
-from fcreplay.inputs.config import Target
-from fcreplay.inputs.contract import ToolSpec
-from fcreplay.lint.openai import OPENAI_FORMATS
-from fcreplay.lint.rules import Found, Keywords, Provider, is_object, keyword_issues, nodes
+from fcreplay.adapters._openai_lint import OPENAI_FORMATS
+from fcreplay.lint.rules import (
+    Found,
+    Keywords,
+    LintRules,
+    LintSubject,
+    Provider,
+    is_object,
+    keyword_issues,
+    nodes,
+)
 from fcreplay.sources import pointer
 
 ANTHROPIC_STRICT = "Anthropic strict tool use"
@@ -53,37 +59,38 @@ _ANTHROPIC_STRICT_KEYWORDS = Keywords(
         }
     ),
     rejected_rule=f"{ANTHROPIC_STRICT}: numeric constraints, string lengths and array "
-    "constraints beyond minItems 0 or 1 are not supported (providers.md §4.3)",
+    "constraints beyond minItems 0 or 1 are not supported (docs/providers.md §4.3)",
     other_level="warning",
     other_rule=f"{ANTHROPIC_STRICT}: {{kw}} is not in the supported list; whether it is "
-    "accepted is unconfirmed (providers.md §4.3)",
+    "accepted is unconfirmed (docs/providers.md §4.3)",
 )
 _ANTHROPIC_FORMATS = OPENAI_FORMATS | {"uri"}
 
 ANTHROPIC = Provider(
     label="Anthropic",
     name=re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    name_rule="Anthropic tool names: ^[a-zA-Z0-9_-]{1,64}$ (providers.md §1.3, §4.2)",
+    name_rule="Anthropic tool names: ^[a-zA-Z0-9_-]{1,64}$ (docs/providers.md §1.3, §4.2)",
     max_tools=None,
     max_tools_level="error",
     max_tools_rule="",
 )
 
 
-def check_anthropic(target: Target, wired: Sequence[tuple[ToolSpec, dict[str, Any]]]) -> Found:
+def check_anthropic(subject: LintSubject) -> Found:
     """What Anthropic strict tool use rejects in the schemas as wired (a note when not strict)."""
-    if not target.strict:
+    wired = subject.wired
+    if not subject.strict:
         yield (
             "note",
             "",
             "strict is off: the schemas guide the model but are not enforced",
-            "Anthropic tool use: strict is opt-in per tool (providers.md §4.2, §4.3)",
+            "Anthropic tool use: strict is opt-in per tool (docs/providers.md §4.2, §4.3)",
         )
         return
     optional = unions = 0
     limits_rule = (
         f"{ANTHROPIC_STRICT}: at most 20 strict tools, 24 optional parameters and 16 "
-        "parameters using unions per request (providers.md §4.3)"
+        "parameters using unions per request (docs/providers.md §4.3)"
     )
     if len(wired) > 20:
         yield "error", "", f"{len(wired)} strict tools, more than 20", limits_rule
@@ -113,7 +120,7 @@ def _anthropic_node(node: dict[str, Any], here: str, at: tuple[str, ...]) -> Fou
             here + pointer("additionalProperties"),
             "an object without additionalProperties: false",
             f"{ANTHROPIC_STRICT}: additionalProperties: false is required on every object "
-            "(providers.md §4.3)",
+            "(docs/providers.md §4.3)",
         )
     minimum = node.get("minItems")
     if minimum is not None and minimum not in (0, 1):
@@ -121,7 +128,7 @@ def _anthropic_node(node: dict[str, Any], here: str, at: tuple[str, ...]) -> Fou
             "error",
             here + pointer("minItems"),
             f"minItems {minimum}",
-            f"{ANTHROPIC_STRICT}: minItems may only be 0 or 1 (providers.md §4.3)",
+            f"{ANTHROPIC_STRICT}: minItems may only be 0 or 1 (docs/providers.md §4.3)",
         )
     kind = node.get("format")
     if isinstance(kind, str) and kind not in _ANTHROPIC_FORMATS:
@@ -130,7 +137,7 @@ def _anthropic_node(node: dict[str, Any], here: str, at: tuple[str, ...]) -> Fou
             here + pointer("format"),
             f"format {kind!r} is not supported",
             f"{ANTHROPIC_STRICT}: string format is one of "
-            f"{', '.join(sorted(_ANTHROPIC_FORMATS))} (providers.md §4.3)",
+            f"{', '.join(sorted(_ANTHROPIC_FORMATS))} (docs/providers.md §4.3)",
         )
     enum = node.get("enum")
     if isinstance(enum, list) and any(isinstance(v, dict | list) for v in enum):
@@ -138,7 +145,7 @@ def _anthropic_node(node: dict[str, Any], here: str, at: tuple[str, ...]) -> Fou
             "error",
             here + pointer("enum"),
             "an enum with object or array values",
-            f"{ANTHROPIC_STRICT}: enum values must be primitives (providers.md §4.3)",
+            f"{ANTHROPIC_STRICT}: enum values must be primitives (docs/providers.md §4.3)",
         )
     ref = node.get("$ref")
     if isinstance(ref, str) and (not ref.startswith("#") or _is_recursive(ref, at)):
@@ -146,7 +153,8 @@ def _anthropic_node(node: dict[str, Any], here: str, at: tuple[str, ...]) -> Fou
             "error",
             here + pointer("$ref"),
             f"$ref {ref!r} is external or recursive",
-            f"{ANTHROPIC_STRICT}: no recursive schemas and no external $ref (providers.md §4.3)",
+            f"{ANTHROPIC_STRICT}: no recursive schemas and no external $ref "
+            "(docs/providers.md §4.3)",
         )
 
 
@@ -155,3 +163,11 @@ def _is_recursive(ref: str, at: tuple[str, ...]) -> bool:
     target = ref[1:]
     here = pointer(*at)
     return here == target or here.startswith(target + "/") or target == ""
+
+
+ANTHROPIC_RULES = LintRules(
+    provider=ANTHROPIC,
+    check=check_anthropic,
+    strict_transform_rule=f"{ANTHROPIC_STRICT}: unsupported keywords are moved into the "
+    "description, as the SDK's transform does (docs/providers.md §4.3)",
+)

@@ -111,14 +111,15 @@ class StreamEvent:
 
 @dataclass(frozen=True)
 class WireResponse:
-    """A response as it came off the wire: a JSON body or a list of stream events."""
+    """A response as it came off the wire, or out of a cassette: a body or stream events."""
 
     status: int
     headers: dict[str, str] = field(default_factory=dict)
+    """Lower-case names, first value of each."""
     body: Any = None
-    """Parsed JSON body (or raw text when it is not JSON); None for streams."""
+    """Parsed JSON, text, bytes that are not text (binary protocols), or None for streams."""
     events: tuple[StreamEvent, ...] | None = None
-    """Stream events in arrival order; None for non-streamed bodies."""
+    """SSE events (or the elements of Gemini's JSON-array stream); None when not a stream."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ class TransportError(Exception):
 
 
 @dataclass(frozen=True)
-class HttpExchange:
+class RoundTrip:
     """One HTTP round trip, as it is recorded (credentials are never part of it)."""
 
     method: str
