@@ -108,8 +108,11 @@ def test_no_configuration_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_fcreplay_toml_may_hold_a_tool_fcreplay_table(tmp_path: Path) -> None:
-    tabled = "[tool.fcreplay]\n" + BASE + "repetitions = 2\n" + TARGET.replace(
-        "[[targets]]", "[[tool.fcreplay.targets]]"
+    tabled = (
+        "[tool.fcreplay]\n"
+        + BASE
+        + "repetitions = 2\n"
+        + TARGET.replace("[[targets]]", "[[tool.fcreplay.targets]]")
     )
     config = load_config(write(tmp_path, tabled))
     assert config.repetitions == 2 and config.targets[0].name == "sim-openai"
