@@ -190,8 +190,8 @@ def _tool_set(raw: dict[str, Any], contract: Contract, label: str) -> tuple[str,
     if "tools" not in raw:
         return None
     names = raw["tools"]
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise _CaseProblem(f"{label}: tools must be a non-empty list of contract tool names")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _CaseProblem(f"{label}: tools must be a list of contract tool names ([]: none)")
     unknown = [name for name in names if contract.get(name) is None]
     if unknown:
         raise _CaseProblem(
