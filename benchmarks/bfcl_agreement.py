@@ -138,6 +138,14 @@ def main() -> int:
             f"{share:.2f}% | {tally.checker_errors} |"
         )
     print(f"| all | {total} | | {agree} | {100 * agree / max(total, 1):.2f}% | |")
+    kinds: Counter[str] = Counter()
+    codes: Counter[str] = Counter()
+    for tally in tallies.values():
+        kinds.update(tally.kinds)
+        for item in tally.disagreements:
+            codes.update({line.split()[0] for line in item["fcreplay"]} or {"(fcreplay passes)"})
+    print(f"\ndisagreements by perturbation: {dict(kinds) or 'none'}")
+    print(f"disagreements by fcreplay finding: {dict(codes) or 'none'}")
     shown = 0
     for category, tally in tallies.items():
         for item in tally.disagreements:

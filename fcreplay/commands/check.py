@@ -36,6 +36,8 @@ def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None)
     Replays every cassette (writing a run log), diffs the tool schemas that were
     sent against the contract, compares each case and variant with its golden
     entry and prints the key metrics. Exit 1 when a --fail-on reason occurs.
+
+    CI setup and --fail-on: docs/ci.md; the printed metrics: docs/metrics.md.
     """
     from fcreplay.check import run_check
     from fcreplay.inputs.suite import load_suite

@@ -14,7 +14,10 @@ _RUN_HELP = "Run id or run log path (default: the newest run)."
 
 @click.group("golden")
 def command() -> None:
-    """Golden baselines of normalized decisions, one file per target."""
+    """Golden baselines of normalized decisions, one file per target.
+
+    The golden file format: fcreplay/golden/store.py; reviewing diffs in CI: docs/ci.md.
+    """
 
 
 @command.command("diff")
@@ -38,6 +41,8 @@ def diff(config_path: str | None, run: str | None, output_format: str, output: s
 
     Each differing entry is classed regression, fix, changed, flaky, new or
     missing, with argument-level differences. Exit 1 when anything differs.
+
+    Reviewing golden diffs in CI: docs/ci.md.
     """
     from fcreplay.atomic import write_text_atomically
     from fcreplay.commands.runarg import read_run
@@ -78,6 +83,8 @@ def update(
     """Set golden entries from a run; entries that did not change stay byte-identical.
 
     Only the selected targets and cases change (default: all in the run).
+
+    Reviewing and accepting changes: docs/ci.md.
     """
     from fcreplay.commands.runarg import read_run
     from fcreplay.errors import InputError

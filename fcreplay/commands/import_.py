@@ -66,6 +66,8 @@ def bfcl(
     omitted, its string standardisation and type and order rules); irrelevance
     entries expect no call. Function names with dots become underscores (the
     mapping is kept in contracts/bfcl_names.json); BFCL types become JSON Schema.
+
+    The conversion and the agreement with BFCL's own checker: docs/importing.md.
     """
     from fcreplay.importers.bfcl import CONFIG, import_bfcl, write_suite
 

@@ -22,6 +22,8 @@ def command(paths: tuple[str, ...], output_format: str) -> bool:
     them. Every interaction gets one line in file order, also the ones that
     cannot be read. Exit 0, or 2 when a file cannot be opened at all (the other
     files are still shown).
+
+    Wire formats and what is read from them: docs/providers.md.
     """
     import json
 
