@@ -143,6 +143,9 @@ class AttemptRecord:
     """Every finding of the attempt, each with its `step`."""
     transport_error: AttemptError | None
     schema_version: int = SCHEMA_VERSION
+    test: str | None = None
+    """The pytest node id, for records of a test's client traffic; None for suite attempts
+    (and then absent from the JSON, so suite run logs keep their bytes)."""
     tags: tuple[str, ...] = ()
     """The case's tags, for metrics per tag; written only when the case has some."""
 
@@ -176,7 +179,7 @@ class AttemptRecord:
         return None if self.transport_error is None else self.transport_error.message
 
     def to_json(self) -> dict[str, Any]:
-        """The record as one run-log line's object, keys in log order (tags last, when set)."""
+        """The record as one run-log line's object, keys in log order (test, tags: when set)."""
         data = {
             "schema_version": self.schema_version,
             "run_id": self.run_id,
@@ -204,6 +207,8 @@ class AttemptRecord:
             if self.transport_error is None
             else self.transport_error.to_json(),
         }
+        if self.test is not None:
+            data["test"] = self.test
         if self.tags:
             data["tags"] = list(self.tags)
         return data
@@ -244,6 +249,7 @@ class AttemptRecord:
                 transport_error=(
                     None if data["transport_error"] is None else error_of(data["transport_error"])
                 ),
+                test=_optional_text(data, "test") if "test" in data else None,
                 tags=tuple(str(tag) for tag in data.get("tags", ())),
             )
         except RecordShapeError:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import click
 
 from fcreplay.commands.options import config_option, jobs_option
@@ -10,49 +13,106 @@ MAX_SHOWN = 20
 """Golden differences listed in the output; the rest are in `fcreplay golden diff`."""
 
 
-def _fail_on(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
-    from fcreplay.check import parse_fail_on
+SUITE_FAIL_ON = "regression,drift,schema,missing,new"
 
+
+def _parse(parse: Callable[[str], tuple[str, ...]], value: str) -> tuple[str, ...]:
     try:
-        return parse_fail_on(value)
+        return parse(value)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+        raise click.BadParameter(str(exc), param_hint="--fail-on") from None
 
 
 @click.command("check")
 @config_option
 @click.option(
     "--fail-on",
-    default="regression,drift,schema,missing,new",
+    default=SUITE_FAIL_ON,
     show_default=True,
-    callback=_fail_on,
     help="Comma-separated reasons to fail on: regression, drift, schema, missing, new, "
-    "unsafe, flaky, changed.",
+    "unsafe, flaky, changed. With --cassette-dir: schema, history, failed, error and the "
+    "golden classes (default there: schema,history,regression,missing,new).",
 )
 @jobs_option
-def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None) -> bool:
+@click.option(
+    "--cassette-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Judge the cassettes in this folder (recorded by `fcreplay proxy` or any client) "
+    "instead of replaying the suite; needs --contract.",
+)
+@click.option(
+    "--contract",
+    "contract_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --cassette-dir: the canonical tool contract the cassettes are held to.",
+)
+@click.option(
+    "--golden",
+    "golden_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="With --cassette-dir: compare the decisions with the golden files in this folder.",
+)
+@click.option(
+    "--allow",
+    multiple=True,
+    metavar="CLASS",
+    help="With --cassette-dir: a schema-diff class not to fail on (repeatable).",
+)
+@click.option(
+    "--runs",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="With --cassette-dir: the folder of the run log it writes.",
+)
+def command(
+    config_path: str | None,
+    fail_on: str,
+    jobs: int | None,
+    cassette_dir: Path | None,
+    contract_path: Path | None,
+    golden_dir: Path | None,
+    allow: tuple[str, ...],
+    runs: Path,
+) -> bool:
     """Replay the suite offline and compare it with the golden baselines.
 
     Replays every cassette (writing a run log), diffs the tool schemas that were
     sent against the contract, compares each case and variant with its golden
     entry and prints the key metrics. Exit 1 when a --fail-on reason occurs.
 
+    With --cassette-dir DIR --contract FILE, judges a cassette set recorded by any
+    client instead: each model exchange's decision and calls, the tools each
+    request sent against the contract, the tool-loop history of each request,
+    and (with --golden) the decisions against the golden baselines.
+
     CI setup and --fail-on: docs/ci.md; the printed metrics: docs/metrics.md.
     """
-    from fcreplay.check import run_check
+    if cassette_dir is not None or contract_path is not None:
+        from fcreplay.commands.check_cassettes import check_cassettes
+
+        if cassette_dir is None or contract_path is None:
+            raise click.UsageError("--cassette-dir and --contract go together")
+        ctx = click.get_current_context()
+        given = ctx.get_parameter_source("fail_on") is not click.core.ParameterSource.DEFAULT
+        return check_cassettes(
+            cassette_dir, contract_path, golden_dir, allow, runs, fail_on if given else None
+        )
+    from fcreplay.check import parse_fail_on, run_check
     from fcreplay.inputs.suite import load_suite
     from fcreplay.render.report import render_text
     from fcreplay.render.schemadiff import render
 
+    reasons = _parse(parse_fail_on, fail_on)
     suite = load_suite(config_path)
-    result = run_check(suite, fail_on=fail_on, processes=jobs)
+    result = run_check(suite, fail_on=reasons, processes=jobs)
     click.echo(f"replayed run {result.run.run_id} ({result.run.log_path})")
     click.echo(render_text(result.report), nl=False)
     for record in result.run.problems[:MAX_SHOWN]:
         click.echo(f"drift: {record.unit} #{record.attempt}: {record.problem}")
     if result.schema.blocking:
         click.echo(render(result.schema, "text"), nl=False)
-    shown = [d for d in result.golden.diffs if d.kind in fail_on][:MAX_SHOWN]
+    shown = [d for d in result.golden.diffs if d.kind in reasons][:MAX_SHOWN]
     for diff in shown:
         click.echo(f"golden {diff.kind}: {diff.label}")
     click.echo(result.summary())

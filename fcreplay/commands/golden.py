@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from fcreplay.commands.options import config_option
+from fcreplay.commands.options import F, config_option
 
 _LISTED = 10
 """Entries listed by name per golden file; a first baseline would list hundreds."""
 
 _RUN_HELP = "Run id or run log path (default: the newest run)."
+
+
+def golden_option(function: F) -> F:
+    """Add `--golden DIR`: the golden folder, so a run log needs no suite configuration."""
+    return click.option(
+        "--golden",
+        "golden_dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Golden folder (default: the suite's). With --run PATH no configuration is "
+        "needed, e.g. for the run log of `fcreplay proxy`.",
+    )(function)
+
+
+def _golden(golden_dir: Path | None, config_path: str | None) -> Path:
+    from fcreplay.inputs.config import load_config
+
+    return golden_dir if golden_dir is not None else load_config(config_path).golden
 
 
 @click.group("golden")
@@ -23,6 +42,7 @@ def command() -> None:
 @command.command("diff")
 @config_option
 @click.option("--run", metavar="RUN", help=_RUN_HELP)
+@golden_option
 @click.option(
     "--format",
     "output_format",
@@ -36,7 +56,13 @@ def command() -> None:
     type=click.Path(dir_okay=False, path_type=str),
     help="Write to this file instead of standard output.",
 )
-def diff(config_path: str | None, run: str | None, output_format: str, output: str | None) -> bool:
+def diff(
+    config_path: str | None,
+    run: str | None,
+    golden_dir: Path | None,
+    output_format: str,
+    output: str | None,
+) -> bool:
     """Compare a run with the golden baselines, case by case and variant by variant.
 
     Each differing entry is classed regression, fix, changed, flaky, new or
@@ -47,11 +73,10 @@ def diff(config_path: str | None, run: str | None, output_format: str, output: s
     from fcreplay.atomic import write_text_atomically
     from fcreplay.commands.runarg import read_run
     from fcreplay.golden.diff import diff_run
-    from fcreplay.inputs.config import load_config
     from fcreplay.render.golden import render
 
     _, records = read_run(run, config_path)
-    result = diff_run(records, load_config(config_path).golden)
+    result = diff_run(records, _golden(golden_dir, config_path))
     text = render(result, output_format)
     if output:
         write_text_atomically(output, text)
@@ -64,6 +89,7 @@ def diff(config_path: str | None, run: str | None, output_format: str, output: s
 @command.command("update")
 @config_option
 @click.option("--run", metavar="RUN", help=_RUN_HELP)
+@golden_option
 @click.option("--target", "targets", multiple=True, metavar="NAME", help="Only this target.")
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Only this case.")
 @click.option("--reason", required=True, help="Why the baseline changes (kept in provenance).")
@@ -75,6 +101,7 @@ def diff(config_path: str | None, run: str | None, output_format: str, output: s
 def update(
     config_path: str | None,
     run: str | None,
+    golden_dir: Path | None,
     targets: tuple[str, ...],
     case_ids: tuple[str, ...],
     reason: str,
@@ -89,7 +116,6 @@ def update(
     from fcreplay.commands.runarg import read_run
     from fcreplay.errors import InputError
     from fcreplay.golden.store import update_golden
-    from fcreplay.inputs.config import load_config
 
     path, records = read_run(run, config_path)
     for option, wanted, present in (
@@ -104,7 +130,7 @@ def update(
     if not reason.strip():
         raise click.BadParameter("must say why", param_hint="--reason")
     results = update_golden(
-        load_config(config_path).golden,
+        _golden(golden_dir, config_path),
         records,
         reason=reason,
         targets=targets,

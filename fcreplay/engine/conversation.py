@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.decision import Decision, ProviderError
@@ -26,6 +27,8 @@ class Turn:
     decision: Decision
     executions: tuple[Execution, ...] = ()
     """The fake executor's answer to each call; empty when the conversation stopped here."""
+    request_body: Any = field(default=None, compare=False, repr=False)
+    """The request as built, for the checks of its tool-loop history."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ def converse(
             break
         decision = outcome
         model_reported = model_reported or decision.model
-        turns.append(Turn(request.body_sha256, decision))
+        turns.append(Turn(request.body_sha256, decision, request_body=request.body))
         if not decision.calls or decision.kind != "tool_call" or unit.single_turn:
             break
         if step == max_steps - 1:
