@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,12 @@ def test_lint_reports_cases_the_script_does_not_cover(suite_dir: Path, capsys: A
     assert "not scripted  missing_id: no profile for model fcreplay-sim-hasty" in out
     gaps = uncovered(load_script(path), load_suite(suite_dir / "fcreplay.toml"))
     assert [gap.case_id for gap in gaps] == ["missing_id", "invalid_id"]
+
+
+def test_a_case_without_tools_gets_no_eager_call(tmp_path: Path) -> None:
+    shutil.copytree(STARTER.parent, tmp_path, dirs_exist_ok=True)
+    case = {"id": "chat", "user": "Hello", "tools": [], "expect": {"kind": "no_call"}}
+    (tmp_path / "cases" / "bugtracker.jsonl").write_text(json.dumps(case) + "\n", encoding="utf-8")
+    suite = load_suite(tmp_path / "fcreplay.toml")
+    answer = first(script_from_cases(suite), "chat", "fcreplay-sim-sloppy")
+    assert not answer.calls and answer.text

@@ -140,7 +140,7 @@ def _applies(misbehaviour: str, case: Case, contract: Contract) -> bool:
     expect = case.expect
     calls = expect.kind == "tool_call"
     if misbehaviour == "eager-call":
-        return not calls
+        return not calls and bool(contract.tools)
     if misbehaviour == "false-success":
         return case.then is not None and bool(case.then.must_not_contain) and calls
     if misbehaviour == "wrong-tool":
