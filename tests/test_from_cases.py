@@ -127,3 +127,23 @@ def test_a_case_without_tools_gets_no_eager_call(tmp_path: Path) -> None:
     suite = load_suite(tmp_path / "fcreplay.toml")
     answer = first(script_from_cases(suite), "chat", "fcreplay-sim-sloppy")
     assert not answer.calls and answer.text
+
+
+def test_cases_sharing_a_user_message_are_told_apart_by_their_tools(tmp_path: Path) -> None:
+    shutil.copytree(STARTER.parent, tmp_path, dirs_exist_ok=True)
+    same = "Show me test case TC-1042."
+    lines = [
+        {
+            "id": "look",
+            "user": same,
+            "tools": ["get_test_case"],
+            "expect": {"kind": "tool_call", "tool": "get_test_case"},
+        },
+        {"id": "ask", "user": same, "tools": ["create_bug"], "expect": {"kind": "no_call"}},
+    ]
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    (tmp_path / "cases" / "bugtracker.jsonl").write_text(text, encoding="utf-8")
+    script = script_from_cases(load_suite(tmp_path / "fcreplay.toml"))
+    assert script.case_for(same, ("create_bug",)).id == "ask"  # type: ignore[union-attr]
+    assert script.case_for(same, ("get_test_case",)).id == "look"  # type: ignore[union-attr]
+    assert script.case_for(same).id == "look"  # type: ignore[union-attr]

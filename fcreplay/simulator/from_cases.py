@@ -86,7 +86,8 @@ def script_from_cases(
         profiles = _profiles(case, suite.contract.restricted(case.tools), turn, default)
         mine = scripted.pop(case.id, None)
         if mine is None:
-            built.append(ScriptCase(case.id, last_user_text(case), profiles))
+            declared = frozenset(suite.contract.restricted(case.tools).names)
+            built.append(ScriptCase(case.id, last_user_text(case), profiles, tools=declared))
         else:
             built.append(ScriptCase(mine.id, mine.user, {**profiles, **mine.profiles}, mine.faults))
     built += scripted.values()  # scripted cases the suite does not have still answer
@@ -199,10 +200,12 @@ def _arguments(call: ExpectedCall, contract: Contract) -> dict[str, Any]:
         found = example(spec.parameters)
         return found if isinstance(found, dict) else {}
     if call.rules == "bfcl":
+        properties = spec.parameters.get("properties", {})
+        # An undeclared parameter fails BFCL's check whatever its value: leave it out.
         return {
-            name: answers[0]
+            name: _bfcl_value(answers[0], properties.get(name, {}))
             for name, answers in call.arguments.items()
-            if answers and not (isinstance(answers[0], str) and answers[0] == "")
+            if answers and not _omitted(answers[0]) and name in properties
         }
     arguments = copy.deepcopy(call.arguments)
     for matcher in call.matchers:
@@ -211,6 +214,30 @@ def _arguments(call: ExpectedCall, contract: Contract) -> dict[str, Any]:
         elif matcher.present or matcher.regex is not None:
             set_at(arguments, matcher.pointer, example(subschema(spec.parameters, matcher.pointer)))
     return arguments
+
+
+def _bfcl_value(answer: Any, schema: Any) -> Any:
+    """A value from BFCL's first answer: its dict answers hold per-key answer lists."""
+    kinds = schema.get("type") if isinstance(schema, dict) else None
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "object" in kinds and isinstance(answer, dict):
+        return _bfcl_dict(answer)
+    items = schema.get("items") if isinstance(schema, dict) else None
+    if "array" in kinds and isinstance(items, dict) and items.get("type") == "object":
+        return [_bfcl_dict(d) if isinstance(d, dict) else d for d in answer]
+    return copy.deepcopy(answer)
+
+
+def _bfcl_dict(answer: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: copy.deepcopy(values[0])
+        for key, values in answer.items()
+        if isinstance(values, list) and values and not _omitted(values[0])
+    }
+
+
+def _omitted(answer: Any) -> bool:
+    return isinstance(answer, str) and answer == ""
 
 
 def _answer(expectation: Expectation, neutral: str) -> Answer:
