@@ -23,6 +23,8 @@ def command(paths: tuple[str, ...], output_format: str) -> bool:
     file order, also the ones that cannot be read, and a file that cannot be read
     at all gets one line naming it and why; the other files still come out. Exit
     0 when at least one file was read, 2 when none was.
+
+    Wire formats and what is read from them: docs/providers.md.
     """
     import json
 

@@ -92,7 +92,7 @@ def unit_tools(suite: Suite, unit: Unit) -> list[ToolSpec]:
     """The tools declared in this unit's requests, in the order sent."""
     if unit.variant == "no_tools":
         return []
-    tools = list(suite.contract.tools)
+    tools = list(suite.contract.restricted(unit.case.tools).tools)
     return tools[::-1] if unit.variant == "reversed" else tools
 
 

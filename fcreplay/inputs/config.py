@@ -259,6 +259,13 @@ def load_config(path: str | Path | None = None) -> SuiteConfig:
         if not isinstance(table, dict):
             raise InputError.at(source, None, "has no [tool.fcreplay] table")
         prefix = "tool.fcreplay."
+    elif (
+        set(document) == {"tool"}
+        and isinstance(document["tool"], dict)
+        and isinstance(document["tool"].get("fcreplay"), dict)
+    ):
+        # A standalone file written like pyproject.toml: the same keys under [tool.fcreplay].
+        table, prefix = document["tool"]["fcreplay"], "tool.fcreplay."
     else:
         table, prefix = document, ""
     return _build(table, source, text, prefix)

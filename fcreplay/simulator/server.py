@@ -108,7 +108,7 @@ class Simulator:
             )
             return self._rendered(adapter.render_error(error), path, api)
         view = adapter.read_request(request, path)
-        case = self.script.case_for(view.last_user_text)
+        case = self.script.case_for(view.last_user_text, view.tool_names)
         fault = self._fault(api, view, case)
         delay = self.latency + (fault.seconds if fault is not None else 0.0)
         if fault is not None and fault.kind == "error":
