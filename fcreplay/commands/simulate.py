@@ -66,7 +66,7 @@ def command(
     latency: float,
     config_path: str | None,
 ) -> bool:
-    """Serve scripted answers in the four provider wire formats on a local port.
+    """Serve scripted answers in every served provider wire format on a local port.
 
     A synthetic test and demo tool: its answers come from a script or, with
     --from-cases, from the suite's cases (model fcreplay-sim-<profile> picks a
