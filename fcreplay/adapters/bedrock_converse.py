@@ -62,7 +62,13 @@ _RULE = "docs/providers.md §8"
 
 
 def _lint(subject: LintSubject) -> Found:
-    yield ("note", "", "Bedrock Converse has no 'none' tool choice: it goes out as auto", _RULE)
+    yield (
+        "note",
+        "",
+        "Bedrock Converse has no 'none' tool choice: such a request leaves the tools out, or "
+        "sends them without a toolChoice once the history holds tool calls",
+        _RULE,
+    )
     if subject.strict:
         yield ("warning", "", "Bedrock Converse: the strict flag is not sent", _RULE)
 
