@@ -45,8 +45,10 @@ def write_group_atomically(folder: Path, files: Mapping[str, str]) -> None:
     try:
         for name, text in files.items():
             written[name] = _write_temporary(folder / name, text)
+        # The temp file sits beside its target, so its path is the target's folder and name.
         journal = [
-            [temporary.relative_to(folder).as_posix(), name] for name, temporary in written.items()
+            [(Path(name).parent / temporary.name).as_posix(), name]
+            for name, temporary in written.items()
         ]
         write_text_atomically(folder / JOURNAL, json.dumps(journal))
     except BaseException:

@@ -48,6 +48,8 @@ class Finding:
     """The turn it was found at, when listed for a whole attempt."""
     changes: tuple[Difference, ...] | None = None
     """For `request_drift`: every difference between the recorded request and today's."""
+    matcher: str | None = None
+    """For `argument_mismatch` under a case's matcher or rule set: which one failed."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the finding as a JSON-ready dict."""
@@ -62,6 +64,8 @@ class Finding:
             data["step"] = self.step
         if self.changes is not None:
             data["changes"] = [change.to_json() for change in self.changes]
+        if self.matcher is not None:
+            data["matcher"] = self.matcher
         return data
 
     @classmethod
@@ -79,4 +83,5 @@ class Finding:
                 if data.get("changes") is None
                 else tuple(Difference.from_json(change) for change in data["changes"])
             ),
+            matcher=data.get("matcher"),
         )

@@ -34,6 +34,9 @@ counted in `normalizer_bugs`.
 
 Whether a case expects a call is read from the record's `expect` block (the
 expectation the first turn was checked against in its variant).
+
+Per tag (`tally_by_tag`), every figure is computed the same way over the attempts whose
+record carries that tag; a record with several tags counts under each.
 """
 
 from __future__ import annotations
@@ -259,6 +262,18 @@ def tally(records: Iterable[AttemptRecord]) -> dict[tuple[str, str], Tally]:
             tallies[key] = Tally(*key)
         tallies[key].add(record)
     return tallies
+
+
+def tally_by_tag(records: Iterable[AttemptRecord]) -> dict[tuple[str, str, str], Tally]:
+    """Tallies keyed by (tag, target, variant), tags sorted, then in record order."""
+    tallies: dict[tuple[str, str, str], Tally] = {}
+    for record in records:
+        for tag in record.tags:
+            key = (tag, record.target, record.variant)
+            if key not in tallies:
+                tallies[key] = Tally(record.target, record.variant)
+            tallies[key].add(record)
+    return dict(sorted(tallies.items(), key=lambda item: item[0][0]))
 
 
 def positional_sensitivity(tallies: dict[tuple[str, str], Tally]) -> dict[str, float | None]:

@@ -11,6 +11,9 @@ from fcreplay.canonical import sorted_json
 
 Role = Literal["system", "user", "assistant"]
 ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]
+StreamFraming = Literal["sse", "ndjson", "aws-eventstream"]
+"""How a format frames stream events on the wire: server-sent events, one JSON object
+per line, or AWS's binary event stream."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class RequestSettings:
     strict: bool = False
     """Ask for provider-side schema enforcement, with the transform it needs."""
     temperature: float | None = None
+    top_p: float | None = None
     max_output_tokens: int | None = None
     stream: bool = False
 

@@ -147,6 +147,8 @@ class AttemptRecord:
     test: str | None = None
     """The pytest node id, for records of a test's client traffic; None for suite attempts
     (and then absent from the JSON, so suite run logs keep their bytes)."""
+    tags: tuple[str, ...] = ()
+    """The case's tags, for metrics per tag; written only when the case has some."""
 
     @property
     def key(self) -> AttemptKey:
@@ -178,7 +180,7 @@ class AttemptRecord:
         return None if self.transport_error is None else self.transport_error.message
 
     def to_json(self) -> dict[str, Any]:
-        """The record as one run-log line's object, keys in log order."""
+        """The record as one run-log line's object, keys in log order (test, tags: when set)."""
         data = {
             "schema_version": self.schema_version,
             "run_id": self.run_id,
@@ -208,6 +210,8 @@ class AttemptRecord:
         }
         if self.test is not None:
             data["test"] = self.test
+        if self.tags:
+            data["tags"] = list(self.tags)
         return data
 
     @classmethod
@@ -247,6 +251,7 @@ class AttemptRecord:
                     None if data["transport_error"] is None else error_of(data["transport_error"])
                 ),
                 test=_optional_text(data, "test") if "test" in data else None,
+                tags=tuple(str(tag) for tag in data.get("tags", ())),
             )
         except RecordShapeError:
             raise

@@ -11,7 +11,18 @@ from typing import Any
 
 from fcreplay.sources import pointer
 
-MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(missing)"})()
+
+class _Missing:
+    """The type of MISSING: one instance, which pickles as itself (worker processes)."""
+
+    def __repr__(self) -> str:
+        return "(missing)"
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
 """Stands for a key or item present on one side only."""
 
 

@@ -217,7 +217,7 @@ def test_a_bad_interaction_is_reported_and_the_others_still_read(tmp_path: Path)
         (None, "cannot read cassette"),
         (b"\xff\xfe\x00bad", "not a text cassette"),
         (b"interactions: [\n  {a: 1\n", "not a readable cassette"),
-        (b"just: a mapping\n", "not a vcrpy cassette"),
+        (b"just: a mapping\n", "not a cassette: it holds no vcrpy"),
         (b"- !!python/object/apply:os.system ['true']\n", "not a readable cassette"),
     ],
 )

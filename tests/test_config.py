@@ -105,3 +105,18 @@ def test_no_configuration_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError, match="--config PATH"):
         find_config(tmp_path)
+
+
+def test_fcreplay_toml_may_hold_a_tool_fcreplay_table(tmp_path: Path) -> None:
+    tabled = (
+        "[tool.fcreplay]\n"
+        + BASE
+        + "repetitions = 2\n"
+        + TARGET.replace("[[targets]]", "[[tool.fcreplay.targets]]")
+    )
+    config = load_config(write(tmp_path, tabled))
+    assert config.repetitions == 2 and config.targets[0].name == "sim-openai"
+    with pytest.raises(InputError) as caught:
+        load_config(write(tmp_path, tabled.replace("repetitions = 2", "repetitons = 2")))
+    assert str(caught.value.problems[0]).startswith(f"{tmp_path / 'fcreplay.toml'}:4: ")
+    assert "tool.fcreplay.repetitons: unknown key" in str(caught.value.problems[0])

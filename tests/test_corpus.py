@@ -19,12 +19,15 @@ import pytest
 import yaml
 from anthropic.lib.streaming._messages import accumulate_event
 from anthropic.types import Message
+from botocore.eventstream import EventStreamBuffer
 from google.genai import types as genai
+from ollama import ChatResponse
 from openai._models import construct_type
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.responses import Response, ResponseStreamEvent
 
+from fcreplay.cassettes import eventstream
 from fcreplay.cassettes.inspection import OTHER, inspect_file
 from fcreplay.cassettes.store import Interaction, read_interactions
 from fcreplay.cli import run
@@ -147,6 +150,35 @@ def gemini_chunks(chunks: Sequence[Any]) -> list[Call]:
     return calls
 
 
+def bedrock_body(body: Any) -> list[Call]:
+    content = body["output"]["message"]["content"]
+    return [(b["toolUse"]["name"], b["toolUse"]["input"]) for b in content if "toolUse" in b]
+
+
+def bedrock_stream(events: Sequence[StreamEvent]) -> list[Call]:
+    names: dict[int, str] = {}
+    inputs: dict[int, str] = {}
+    for event in events:
+        index = event.data.get("contentBlockIndex")
+        if event.event == "contentBlockStart" and "toolUse" in event.data["start"]:
+            names[index] = event.data["start"]["toolUse"]["name"]
+        elif event.event == "contentBlockDelta" and "toolUse" in event.data["delta"]:
+            inputs[index] = inputs.get(index, "") + event.data["delta"]["toolUse"]["input"]
+    return [(names[i], inputs.get(i, "")) for i in sorted(names)]
+
+
+def ollama_calls(message: Any) -> list[Call]:
+    return [(call.function.name, call.function.arguments) for call in message.tool_calls or []]
+
+
+def ollama_stream(events: Sequence[StreamEvent]) -> list[Call]:
+    return [
+        call
+        for event in events
+        for call in ollama_calls(ChatResponse.model_validate(event.data).message)
+    ]
+
+
 ORACLES: dict[str, tuple[Callable[[Any], list[Call]], Callable[[Any], list[Call]]]] = {
     "openai_chat": (chat_body, chat_stream),
     "openai_responses": (responses_body, responses_stream),
@@ -155,6 +187,8 @@ ORACLES: dict[str, tuple[Callable[[Any], list[Call]], Callable[[Any], list[Call]
         lambda body: gemini_chunks([body]),
         lambda events: gemini_chunks([e.data for e in events]),
     ),
+    "bedrock_converse": (bedrock_body, bedrock_stream),
+    "ollama": (lambda body: ollama_calls(ChatResponse.model_validate(body).message), ollama_stream),
 }
 """api -> (calls of a JSON body, calls of a stream)."""
 
@@ -217,12 +251,20 @@ def model_calls() -> list[Any]:
     return params
 
 
+MODEL_PATHS = (
+    "/chat/completions",
+    "/responses",
+    "/messages",
+    "/converse",
+    "/converse-stream",
+    "/api/chat",
+)
+
+
 def _is_model_uri(uri: str) -> bool:
     path = uri.split("?", 1)[0]
     return (
-        ":generateContent" in path
-        or ":streamGenerateContent" in path
-        or path.endswith(("/chat/completions", "/responses", "/messages"))
+        ":generateContent" in path or ":streamGenerateContent" in path or path.endswith(MODEL_PATHS)
     )
 
 
@@ -232,7 +274,7 @@ def _is_model_uri(uri: str) -> bool:
 def test_the_corpus_is_all_there() -> None:
     assert len(FILES) == 67
     assert sum(len(raw_interactions(path)) for path in FILES) == 128
-    assert len(model_calls()) == 115  # 2xx model calls; the rest: 7 errors, 6 other APIs
+    assert len(model_calls()) == 119  # 2xx model calls; the rest: 7 errors, 2 other APIs
 
 
 @pytest.mark.parametrize("path", FILES, ids=file_id)
@@ -287,3 +329,24 @@ def test_inspect_over_the_whole_corpus_covers_every_interaction(
     want = [(path, index) for path in paths for index in range(len(raw_interactions(Path(path))))]
     assert seen == want
     assert len(records) == 128
+
+
+def test_the_aws_event_stream_decodes_as_botocore_decodes_it() -> None:
+    """The framing itself, checked against botocore's parser on every recorded stream."""
+    streams = [
+        item["response"]["body"]["string"]
+        for path in FILES
+        for item in raw_interactions(path)
+        if item["request"]["uri"].endswith("/converse-stream")
+    ]
+    assert streams
+    for raw in streams:
+        buffer = EventStreamBuffer()
+        buffer.add_data(raw)
+        theirs = [
+            (message.headers[":event-type"], json.loads(message.payload)) for message in buffer
+        ]
+        ours = [(event.event, event.data) for event in eventstream.decode(raw)]
+        assert ours == theirs
+        again = b"".join(eventstream.encode(eventstream.decode(raw)))
+        assert eventstream.decode(again) == eventstream.decode(raw)

@@ -71,3 +71,24 @@ def test_bad_rules_name_the_file_and_line(
     (problem,) = caught.value.problems
     assert message in problem.message
     assert problem.line is not None and problem.line > 6
+
+
+def test_a_star_rule_answers_any_tool_after_the_specific_ones(
+    tmp_path: Path, contract: Contract
+) -> None:
+    path = tmp_path / "results.json"
+    rules = [
+        {"tool": "get_order", "when": {"order_id": "ORD-123456"}, "result": {"city": "A"}},
+        {"tool": "*", "result": {"note": "judged, not executed"}},
+    ]
+    path.write_text(json.dumps({"rules": rules}), encoding="utf-8")
+    executor = load_executor(path, contract)
+    hit = executor.execute(ToolCall("c1", "get_order", {"order_id": "ORD-123456"}, "{}"))
+    assert hit.result.content == {"ok": True, "city": "A"}
+    other = executor.execute(
+        ToolCall("c2", "cancel_order", {"order_id": "ORD-654321", "reason": "other"}, "{}")
+    )
+    assert other.failure is None and other.result.content["note"] == "judged, not executed"
+    path.write_text(json.dumps({"rules": [{"tool": "nope", "result": {}}]}), encoding="utf-8")
+    with pytest.raises(InputError, match=r'or "\*" for any tool'):
+        load_executor(path, contract)

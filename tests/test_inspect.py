@@ -234,12 +234,33 @@ def test_a_file_that_cannot_be_opened_is_reported_and_the_others_still_come_out(
     not_a_cassette.write_text("just: notes\n", encoding="utf-8")
     code = run(["inspect", "--format", "json", str(missing), str(cassette), str(not_a_cassette)])
     out, err = capsys.readouterr()
-    assert code == 2
-    assert [json.loads(line)["index"] for line in out.splitlines()] == [0, 1, 2, 3]
-    assert err.splitlines() == [
-        f"{missing}: cannot read cassette: No such file or directory",
-        f"{not_a_cassette}: not a vcrpy cassette: no 'interactions' list",
+    assert code == 0  # the readable file was read
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [(r["file"], r["index"]) for r in records] == [
+        (str(missing), None),
+        *((str(cassette), index) for index in range(4)),
+        (str(not_a_cassette), None),
     ]
+    assert records[0]["error"] == {
+        "type": "unreadable_file",
+        "message": "cannot read cassette: No such file or directory",
+    }
+    assert records[-1]["error"]["message"].startswith("not a cassette: it holds no vcrpy")
+    assert "2 of 3 files could not be read" in err
+    run(["inspect", str(missing), str(cassette)])
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"{missing} unreadable: cannot read cassette: No such file or directory"
+    )
+
+
+def test_exit_code_is_2_only_when_no_file_could_be_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.yaml"
+    assert run(["inspect", str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert out == f"{missing} unreadable: cannot read cassette: No such file or directory\n"
+    assert f"{missing}: cannot read cassette" in err
 
 
 def test_exit_code_is_0_when_every_file_opens(cassette: Path, broken_cassette: Path) -> None:
@@ -262,7 +283,11 @@ def test_inspect_needs_a_path_and_a_known_format() -> None:
 
 def test_a_url_fragment_does_not_hide_the_api() -> None:
     assert api_of("https://api.mistral.ai/v1/chat/completions#stream") == "openai_chat"
-    assert api_of("https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse") == "other"
+    assert api_of("https://bedrock-runtime.us-east-1.amazonaws.com/model/x/converse") == (
+        "bedrock_converse"
+    )
+    assert api_of("http://127.0.0.1:11434/api/chat") == "ollama"
+    assert api_of("https://api.cohere.com/v2/chat") == "other"
 
 
 def test_text_rendering_shows_invalid_arguments_as_sent() -> None:

@@ -27,7 +27,8 @@ import pytest
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import BUILT_IN, get_adapter
-from fcreplay.cassettes.sse import parse_sse
+from fcreplay.cassettes.framing import decode as decode_stream
+from fcreplay.cassettes.framing import framing_of
 from fcreplay.cli import run
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.errors import InputError
@@ -40,6 +41,7 @@ from fcreplay.neutral import (
     Message,
     RequestSettings,
     RequestView,
+    StreamEvent,
     ToolChoice,
 )
 from fcreplay.simulator.server import (
@@ -61,6 +63,8 @@ PROMPT = (ROOT / "contracts" / "delivery_prompt.txt").read_text(encoding="utf-8"
 CAREFUL, HASTY = "fcreplay-sim-careful", "fcreplay-sim-hasty"
 NAMES = tuple(BUILT_IN)
 WITH_PARALLEL_KNOB = ("openai_chat", "openai_responses", "anthropic")
+FORCING = tuple(n for n in NAMES if "forced" in get_adapter(n).CAPABILITIES.tool_choice_modes)
+"""Ollama's native API cannot force a tool (its lint says so)."""
 """Gemini documents no parallel-call toggle, so its requests never ask for one call a turn."""
 
 
@@ -125,8 +129,10 @@ class Client:
         )
 
     def parse(self, response: httpx.Response) -> Decision | ProviderError:
-        if response.headers["content-type"].startswith("text/event-stream"):
-            return self.adapter.parse_stream(response.status_code, parse_sse(response.text))
+        framing = framing_of(response.headers["content-type"])
+        if framing is not None:
+            events = list(decode_stream(framing, response.content))
+            return self.adapter.parse_stream(response.status_code, events)
         return self.adapter.parse_decision(response.status_code, response.json())
 
     def ask(self, model: str, history: Sequence[HistoryItem], **options: Any) -> Decision:
@@ -153,6 +159,13 @@ class Client:
             results = [executor.execute(call).result for call in decision.calls]
             history = self.adapter.append_tool_result(history, decision, results)
         return decisions
+
+
+def stream_events(response: httpx.Response) -> list[StreamEvent]:
+    """The events of a streamed answer, in the framing its content type names."""
+    framing = framing_of(response.headers["content-type"])
+    assert framing is not None, response.headers
+    return list(decode_stream(framing, response.content))
 
 
 def opening(user: str) -> list[HistoryItem]:
@@ -193,7 +206,8 @@ def test_careful_profile_meets_every_case(
             CAREFUL, case.messages[-1].content, executor, RequestSettings(stream=stream)
         )
         assert judge_expectation(decisions[0], case.expect, contract) == [], case.id
-        assert decisions[0].model == CAREFUL
+        # Bedrock Converse answers never name the model they came from.
+        assert decisions[0].model == (None if name == "bedrock_converse" else CAREFUL)
         if case.expect.kind == "tool_call":
             assert len(decisions) == 2, case.id  # calls, then one answer from the results
         if case.then is not None:
@@ -215,8 +229,9 @@ def test_streamed_and_plain_answers_are_the_same_decision(name: str, connect: Co
         streamed = client.ask(CAREFUL, opening(user), settings=RequestSettings(stream=True))
     assert [call.name for call in plain.calls] == ["get_order", "get_order"]
     assert [call.call_id for call in plain.calls] == ["fcsim_r0_t0_0", "fcsim_r0_t0_1"]
-    # The stream flag is not part of the repetition key (except in Gemini's path).
-    second = 0 if name == "gemini" else 1
+    # The stream flag is not part of the repetition key (except in Gemini's and
+    # Bedrock's paths).
+    second = 0 if name in ("gemini", "bedrock_converse") else 1
     assert streamed.calls[1].call_id == f"fcsim_r{second}_t0_1"
     assert without_ids(plain) == without_ids(streamed)
 
@@ -346,7 +361,7 @@ def test_no_tools_falls_back_to_a_call_free_entry_of_the_turn(connect: Connect) 
             assert decision.kind == "text" and not decision.calls
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", FORCING)
 def test_forced_tool_gets_the_scripted_call(example_url: str, name: str, connect: Connect) -> None:
     client = connect(example_url, name)
     settings = RequestSettings(ToolChoice("forced", "quote_delivery"))
@@ -442,7 +457,9 @@ def test_raw_arguments_come_back_invalid_in_every_format(
             "any-model", opening("Где заказ ORD-123456?"), settings=RequestSettings(stream=stream)
         )
     assert decision.kind == "invalid"
-    expected_stop = {"gemini": "malformed_call", "anthropic": "length"}.get(name, "tool_call")
+    expected_stop = get_adapter(name).CAPABILITIES.broken_call_stop
+    if get_adapter(name).CAPABILITIES.string_arguments:
+        expected_stop = "tool_call"
     assert decision.stop == expected_stop
     if name.startswith("openai"):
         assert [c.raw_arguments for c in decision.calls] == ['{"order_id": "ORD']
@@ -506,7 +523,7 @@ def test_malformed_json_then_success(name: str, stream: bool, connect: Connect) 
         fine = client.send(CAREFUL, opening(LOOKUP), RequestSettings(stream=stream))
     assert broken.status_code == 200
     if stream:
-        events = parse_sse(broken.text)
+        events = stream_events(broken)
         assert any(isinstance(event.data, str) and event.data.startswith("{") for event in events)
     else:
         with pytest.raises(json.JSONDecodeError):
@@ -523,7 +540,7 @@ def test_truncated_stream_ends_before_its_terminal_event(name: str, connect: Con
         cut = client.send(CAREFUL, opening(LOOKUP), settings)
         whole = client.send(CAREFUL, opening(LOOKUP), settings)
     assert plain.status_code == 200 and "content-length" in plain.headers
-    cut_events, whole_events = parse_sse(cut.text), parse_sse(whole.text)
+    cut_events, whole_events = stream_events(cut), stream_events(whole)
     assert cut.status_code == 200 and cut.headers["connection"] == "close"
     assert len(cut_events) == len(whole_events) // 2
     assert cut_events == whole_events[: len(cut_events)]
@@ -725,7 +742,8 @@ def test_simulate_command_prints_its_url_and_stops_cleanly_on_ctrl_c(suite_dir: 
         assert found, line
         url = found.group(1)
         assert "synthetic" in line and f"openai_chat {url}/v1" in line
-        assert f"anthropic {url}," in line and f"gemini {url};" in line
+        assert f"anthropic {url}," in line and f"gemini {url}," in line
+        assert f"bedrock_converse {url}," in line and f"ollama {url};" in line
         info = httpx.get(url + "/", timeout=5).json()
         assert info["script"].endswith("delivery_simulator.json") and len(info["cases"]) == 13
         process.send_signal(signal.SIGINT)

@@ -76,7 +76,7 @@ REQUEST = WireRequest("POST", "/v1/chat/completions", {}, {"stream": True})
 @pytest.mark.parametrize("stream", [True, False], ids=["sse", "json"])
 def test_a_trickling_server_is_cut_at_the_deadline(stream: bool) -> None:
     with serving(stream=stream) as url:
-        transport = HttpTransport(url, auth_header=None, timeout=3.0, deadline=0.8)
+        transport = HttpTransport(url, secret_headers={}, timeout=3.0, deadline=0.8)
         start = time.monotonic()
         with pytest.raises(TransportError) as caught:
             transport.send(REQUEST)
@@ -90,7 +90,7 @@ def test_a_trickling_server_is_cut_at_the_deadline(stream: bool) -> None:
 
 def test_an_answer_over_the_size_cap_is_cut_without_being_held() -> None:
     with serving(stream=False, size=8 * 1024 * 1024) as url:
-        transport = HttpTransport(url, auth_header=None, timeout=5.0, max_bytes=1024 * 1024)
+        transport = HttpTransport(url, secret_headers={}, timeout=5.0, max_bytes=1024 * 1024)
         with pytest.raises(TransportError) as caught:
             transport.send(REQUEST)
         transport.close()

@@ -162,11 +162,11 @@ def test_an_unusable_adapter_exits_2_naming_the_file_and_line(
 
 
 def test_a_registered_adapter_is_found_by_name_and_by_its_urls() -> None:
-    own = dataclasses.replace(renamed.Adapter.CAPABILITIES, url_markers=("/v9/converse",))
+    own = dataclasses.replace(renamed.Adapter.CAPABILITIES, url_markers=("/v9/summon",))
     adapter = type("Own", (renamed.Renamed,), {"CAPABILITIES": own})()
     register_adapter("own", adapter)
     assert get_adapter("own") is adapter
-    assert api_for_url("http://h/api/v9/converse?x=1") == "own"
+    assert api_for_url("http://h/api/v9/summon?x=1") == "own"
     assert api_for_url("http://h/v1/chat/completions") == "openai_chat"  # built-ins first
 
 
@@ -236,7 +236,7 @@ def test_an_unknown_name_lists_and_suggests_installed_entry_points(
     fake_entry_points(monkeypatch, ("plugin", USER), ("broken", "nope.missing:Thing"))
     with pytest.raises(UnknownAdapterError) as caught:
         get_adapter("plugn")
-    assert "anthropic, gemini, broken, plugin" in str(caught.value)
+    assert "anthropic, gemini, bedrock_converse, ollama, broken, plugin" in str(caught.value)
     assert "did you mean 'plugin'?" in str(caught.value)
     with pytest.raises(UnknownAdapterError) as caught:
         get_adapter("broken")

@@ -34,6 +34,7 @@ _STOPS: dict[str, Stop] = {
             "IMAGE_SAFETY",
             "IMAGE_PROHIBITED_CONTENT",
             "IMAGE_RECITATION",
+            "MODEL_ARMOR",  # Vertex AI's prompt and response screening
         ),
         _FILTERED,
     ),
@@ -42,6 +43,39 @@ _STOPS: dict[str, Stop] = {
     ),
     **dict.fromkeys(("OTHER", "FINISH_REASON_UNSPECIFIED", "NO_IMAGE", "IMAGE_OTHER"), _OTHER),
 }
+
+
+_VERTEX_FINISH: tuple[str, ...] = (
+    "FINISH_REASON_UNSPECIFIED",
+    "STOP",
+    "MAX_TOKENS",
+    "SAFETY",
+    "RECITATION",
+    "OTHER",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "MALFORMED_FUNCTION_CALL",
+    "MODEL_ARMOR",
+    "IMAGE_SAFETY",
+    "IMAGE_PROHIBITED_CONTENT",
+    "IMAGE_RECITATION",
+    "IMAGE_OTHER",
+    "UNEXPECTED_TOOL_CALL",
+    "NO_IMAGE",
+)
+"""Vertex AI's `Candidate.FinishReason` by number (google.cloud.aiplatform.v1), which
+`$alt=json;enum-encoding=int` responses send instead of the names."""
+_VERTEX_BLOCK = ("BLOCKED_REASON_UNSPECIFIED", "SAFETY", "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT")
+
+
+def enum_name(value: Any, names: Sequence[str]) -> str | None:
+    """An enum value as its name: a name as sent, a number (enum-encoding=int) looked up."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return names[value] if 0 <= value < len(names) else f"{names[0]}:{value}"
+    return None
 
 
 def parse_decision(status: int, body: Any) -> Decision | ProviderError:
@@ -112,8 +146,7 @@ def _from_chunks(status: int, chunks: Sequence[Any], raw: Any) -> Decision | Pro
         role = content["role"] if isinstance(content.get("role"), str) else role
         for part in parts_of(content):
             _merge_part(parts, part)
-        if isinstance(candidate.get("finishReason"), str):
-            finish = candidate["finishReason"]
+        finish = enum_name(candidate.get("finishReason"), _VERTEX_FINISH) or finish
     response: dict[str, Any] = {}
     if answered:
         candidate = {"content": {"role": role, "parts": parts}}
@@ -156,7 +189,8 @@ def _decide(response: Mapping[str, Any], *, raw: Any, turn: Any) -> Decision:
     model = model if isinstance(model, str) else None
     candidate = first_candidate(response)
     if not candidate:
-        block = as_dict(response.get("promptFeedback")).get("blockReason")
+        feedback = as_dict(response.get("promptFeedback")).get("blockReason")
+        block = enum_name(feedback, _VERTEX_BLOCK)
         if isinstance(block, str):
             return Decision(
                 kind="refusal",
@@ -175,8 +209,7 @@ def _decide(response: Mapping[str, Any], *, raw: Any, turn: Any) -> Decision:
         for part in parts
         if isinstance(part.get("text"), str) and part.get("thought") is not True
     )
-    finish = candidate.get("finishReason")
-    finish = finish if isinstance(finish, str) else None
+    finish = enum_name(candidate.get("finishReason"), _VERTEX_FINISH)
     stop = map_stop(_STOPS, finish, default="other")
     if calls and stop == "end":
         stop = "tool_call"

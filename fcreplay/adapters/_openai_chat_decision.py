@@ -120,7 +120,8 @@ def _decide(message: dict[str, Any], finish: Any, model: Any, raw: Any) -> Decis
         broken = stop in _CUT_OFF or any(call.arguments is None for call in calls)
         kind = "invalid" if broken else "tool_call"
         stop = "tool_call" if stop == "end" else stop
-    elif isinstance(refusal, str):
+    elif isinstance(refusal, str) and (refusal or text is None):
+        # Compatible servers send `refusal: ""` beside a real answer: that is no refusal.
         kind, text = "refusal", refusal or None
         stop = "refusal" if stop == "end" else stop
     elif stop == "tool_call":
@@ -141,8 +142,10 @@ def _decide(message: dict[str, Any], finish: Any, model: Any, raw: Any) -> Decis
 
 def _calls(message: Mapping[str, Any]) -> Iterator[ToolCall]:
     for item in as_list(message.get("tool_calls")):
-        if not isinstance(item, dict) or item.get("type", "function") != "function":
-            continue  # custom tools and unknown item types stay in the raw body
+        # Compatible servers send `"type": ""`; custom tools and unknown item types stay
+        # in the raw body.
+        if not isinstance(item, dict) or (item.get("type") or "function") != "function":
+            continue
         # Old llama.cpp put name and arguments on the item itself.
         function = item.get("function", item)
         if isinstance(function, dict):
@@ -150,7 +153,8 @@ def _calls(message: Mapping[str, Any]) -> Iterator[ToolCall]:
             call_id = item.get("id") or None
             yield _wire.tool_call(call_id, function.get("name"), function.get("arguments"))
     legacy = message.get("function_call")
-    if isinstance(legacy, dict):
+    # Compatible servers send an empty `function_call` beside a plain answer: no call.
+    if isinstance(legacy, dict) and (legacy.get("name") or legacy.get("arguments")):
         yield _wire.tool_call(None, legacy.get("name"), legacy.get("arguments"))
 
 
@@ -194,7 +198,7 @@ class _StreamedTurn:
         fragment = function if isinstance(function, dict) else {}
         if isinstance(index, int) and index in self.by_index:
             call = self.by_index[index]
-        elif isinstance(index, int) or "id" in item or "name" in fragment or not self.calls:
+        elif isinstance(index, int) or item.get("id") or "name" in fragment or not self.calls:
             # A new call; without an index (Mistral) it arrives whole in this delta.
             call = {}
             self.calls.append(call)
@@ -202,10 +206,12 @@ class _StreamedTurn:
                 self.by_index[index] = call
         else:
             call = self.calls[-1]
-        if "id" in item:
+        # Later fragments of some compatible servers repeat `id` and `type` as "": they
+        # must not overwrite the values the first fragment gave.
+        if item.get("id") or ("id" not in call and "id" in item):
             call["id"] = item["id"]
         kind = item.get("type")
-        call["type"] = kind if isinstance(kind, str) else call.get("type", "function")
+        call["type"] = kind if isinstance(kind, str) and kind else call.get("type", "function")
         _merge_function(call.setdefault("function", {}), fragment)
 
     def message(self) -> dict[str, Any]:

@@ -32,7 +32,15 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
         "object": "chat.completion",
         "created": 0,
         "model": model,
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+        # The API always writes `refusal`, null when the model did not refuse.
+        "choices": [
+            {
+                "index": 0,
+                "message": {"refusal": None, **message},
+                "logprobs": None,
+                "finish_reason": finish,
+            }
+        ],
         "usage": dict(_USAGE),
     }
     return WireResponse(200, dict(JSON_HEADERS), body)
@@ -78,8 +86,8 @@ def _wire_call(call: ToolCall) -> dict[str, Any]:
     function: dict[str, Any] = {"name": call.name}
     if call.raw_arguments is not None:
         function["arguments"] = call.raw_arguments
-    elif call.arguments:  # a scripted call given decoded arguments only
-        function["arguments"] = _wire.encode_arguments(call.arguments)
+    else:  # a scripted call given decoded arguments only; none is the empty object
+        function["arguments"] = _wire.encode_arguments(call.arguments or {})
     item: dict[str, Any] = {"type": "function", "function": function}
     return item if call.call_id is None else {"id": call.call_id, **item}
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from fcreplay.adapters import _wire
 from fcreplay.adapters._openai_responses_errors import failed, http_error, odd_body
-from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
 
 _STOPS: Mapping[str, Stop] = {
     "completed": "end",
@@ -57,20 +57,56 @@ def model_of(response: Mapping[str, Any]) -> str | None:
     return model if isinstance(model, str) else None
 
 
+TOOL_SEARCH = "tool_search"
+"""The call name of a client-executed `tool_search_call` (the item has no name)."""
+
+
+def is_client_call(item: Mapping[str, Any]) -> bool:
+    """Whether an output item is a call the client must answer.
+
+    Function calls, free-form custom tool calls and tool searches the client runs
+    (`execution: "client"`); hosted tools run on OpenAI's side and stay in the turn.
+    """
+    kind = item.get("type")
+    if kind == "tool_search_call":
+        return item.get("execution") == "client"
+    return kind in ("function_call", "custom_tool_call")
+
+
+def _call(item: Mapping[str, Any]) -> ToolCall:
+    if item.get("type") == "custom_tool_call":
+        # Free-form input is text, not JSON: kept raw, never decoded.
+        raw = item.get("input")
+        return ToolCall(_id(item), _name(item), None, raw if isinstance(raw, str) else "")
+    if item.get("type") == "tool_search_call":
+        return _wire.tool_call(item.get("call_id"), TOOL_SEARCH, item.get("arguments"))
+    return _wire.tool_call(item.get("call_id"), item.get("name"), item.get("arguments"))
+
+
+def _id(item: Mapping[str, Any]) -> str | None:
+    call_id = item.get("call_id")
+    return call_id if isinstance(call_id, str) else None
+
+
+def _name(item: Mapping[str, Any]) -> str:
+    name = item.get("name")
+    return name if isinstance(name, str) else ""
+
+
 def decide(finish_reason: str | None, output: list[Any], model: str | None, raw: Any) -> Decision:
     """The Decision for a response's output items and finish_reason."""
     items = [item for item in output if isinstance(item, dict)]
-    call_items = [item for item in items if item.get("type") == "function_call"]
-    calls = tuple(
-        _wire.tool_call(item.get("call_id"), item.get("name"), item.get("arguments"))
-        for item in call_items
-    )
+    call_items = [item for item in items if is_client_call(item)]
+    calls = tuple(_call(item) for item in call_items)
     text, refused = _visible_text(items)
     stop: Stop = _wire.map_stop(_STOPS, finish_reason, "end")
     kind: DecisionKind
     if calls:
         cut = stop == "length" or any(item.get("status") == "incomplete" for item in call_items)
-        malformed = any(call.arguments is None for call in calls)
+        malformed = any(
+            call.arguments is None and item.get("type") != "custom_tool_call"
+            for call, item in zip(calls, call_items, strict=True)
+        )
         kind = "invalid" if cut or malformed else "tool_call"
         stop = "tool_call" if stop == "end" else stop
     elif refused:

@@ -85,7 +85,7 @@ def render_body(decision: Decision) -> dict[str, Any]:
         "tools": [],
         "usage": {
             "input_tokens": 0,
-            "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
             "output_tokens": 0,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": 0,
@@ -166,9 +166,11 @@ def _render_item_events(out: Events, index: int, item: dict[str, Any]) -> None:
             prefix = "response.output_text" if part["type"] == "output_text" else "response.refusal"
             at = {**where, "content_index": content_index}
             out.add("response.content_part.added", part={**part, key: ""}, **at)
+            # Text events carry the token logprobs the SDK requires (none are asked for).
+            logprobs: dict[str, Any] = {"logprobs": []} if part["type"] == "output_text" else {}
             for fragment in _fragments(part[key]):
-                out.add(f"{prefix}.delta", delta=fragment, **at)
-            out.add(f"{prefix}.done", **{key: part[key]}, **at)
+                out.add(f"{prefix}.delta", delta=fragment, **at, **logprobs)
+            out.add(f"{prefix}.done", **{key: part[key]}, **at, **logprobs)
             out.add("response.content_part.done", part=part, **at)
     else:
         out.add("response.output_item.added", item=item, output_index=index)

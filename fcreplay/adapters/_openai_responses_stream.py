@@ -146,6 +146,20 @@ def _on_arguments_done(state: _Stream, data: Mapping[str, Any]) -> None:
         item["name"] = data["name"]
 
 
+def _on_custom_input_delta(state: _Stream, data: Mapping[str, Any]) -> None:
+    item = state.item(data, {"type": "custom_tool_call", "input": ""})
+    delta = data.get("delta")
+    if item is not None and isinstance(delta, str):
+        previous = item.get("input")
+        item["input"] = (previous if isinstance(previous, str) else "") + delta
+
+
+def _on_custom_input_done(state: _Stream, data: Mapping[str, Any]) -> None:
+    item = state.item(data, {"type": "custom_tool_call", "input": ""})
+    if item is not None and isinstance(data.get("input"), str):
+        item["input"] = data["input"]
+
+
 def _on_part(state: _Stream, data: Mapping[str, Any]) -> None:
     part = data.get("part")
     if not isinstance(part, dict):
@@ -191,6 +205,8 @@ HANDLERS: Mapping[str, Callable[[_Stream, Mapping[str, Any]], None]] = {
     "response.output_item.done": _on_item,
     "response.function_call_arguments.delta": _on_arguments_delta,
     "response.function_call_arguments.done": _on_arguments_done,
+    "response.custom_tool_call_input.delta": _on_custom_input_delta,
+    "response.custom_tool_call_input.done": _on_custom_input_done,
     "response.content_part.added": _on_part,
     "response.content_part.done": _on_part,
     "response.output_text.delta": _text_delta,

@@ -26,6 +26,9 @@ format leaves room (each is pinned by tests/adapters/test_anthropic.py):
   string as `input`. `render_response` writes such a call the same way in a
   non-streamed body; the real API never does, but it lets the simulator inject a
   malformed call and `parse_decision` reads it back instead of failing.
+- `temperature` and `top_p` are opt-in (`CAPABILITIES.opt_in_settings`): the engine
+  passes them only when a target sets them in its own `settings`, not from the
+  suite-wide defaults.
 - Spend caps: `billing_error`, and any error whose message speaks of usage or
   spend limits, credit balance, billing or quota, is not retryable even on 429
   (the API answers spend-cap 429s without `retry-after`; parsing sees only the
@@ -62,7 +65,7 @@ from fcreplay.neutral import (
 )
 
 NAME = "anthropic"
-VERSION = "1"
+VERSION = "2"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_KEY_HEADER = "x-api-key"
 API_KEY_PREFIX = ""
@@ -82,6 +85,8 @@ CAPABILITIES = Capabilities(
     # `input` is an object, so broken JSON cannot be sent: a call cut off at max_tokens.
     broken_call_stop="length",
     lint=ANTHROPIC_RULES,
+    # The SDK's MessageCreateParams no longer declares them and recent models refuse them.
+    opt_in_settings=frozenset({"temperature", "top_p"}),
 )
 
 _CHOICE_TYPE: dict[ToolMode, str] = {
@@ -139,6 +144,8 @@ def build_request(
         body["tool_choice"] = _tool_choice_param(choice, settings.parallel_tool_calls)
     if settings.temperature is not None:
         body["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        body["top_p"] = settings.top_p
     if settings.stream:
         body["stream"] = True
     return WireRequest(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, get_args
 from urllib.parse import parse_qsl, urlsplit
 
-from fcreplay.neutral import ToolMode
+from fcreplay.neutral import StreamFraming, ToolMode
 
 if TYPE_CHECKING:
     from fcreplay.decision import Stop
@@ -63,6 +63,10 @@ class Capabilities:
     parallel_knob: frozenset[ToolMode] = TOOL_MODES
     """Tool-choice modes whose requests can carry the parallel-calls policy; in the other
     modes a request that leaves it out is not a `parallel_mismatch`."""
+    tool_choice_modes: frozenset[ToolMode] = TOOL_MODES
+    """Tool-choice modes the format can ask for; a request in another mode goes out as
+    the nearest it has ("auto"), which is then not a `tool_choice_mismatch` (lint says
+    so once instead)."""
     string_arguments: bool = False
     """Calls carry their arguments as JSON text, so unparseable arguments can be sent as
     they are; otherwise arguments are JSON objects and the simulator sends
@@ -72,6 +76,12 @@ class Capabilities:
     turn without the call, "length" cuts the call off at the output-token limit."""
     lint: LintRules | None = None
     """The provider's rules `fcreplay lint` checks the contract against; None: none."""
+    stream_framing: StreamFraming = "sse"
+    """How streamed answers are framed: SSE, NDJSON lines (Ollama's native API) or the AWS
+    binary event stream (Bedrock); the simulator writes it, cassette readers decode it."""
+    opt_in_settings: frozenset[str] = frozenset()
+    """Suite-wide `RequestSettings` fields ("temperature", "top_p") this format is sent
+    only when a target sets them itself: its recent models reject them."""
 
     def json_array_stream(self, url: str) -> bool:
         """Whether a request URL asks for its stream as one JSON array of chunks."""

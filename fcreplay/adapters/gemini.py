@@ -63,7 +63,7 @@ from fcreplay.neutral import (
 )
 
 NAME = "gemini"
-VERSION = "1"
+VERSION = "2"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_KEY_HEADER = "x-goog-api-key"
 API_KEY_PREFIX = ""
@@ -130,6 +130,8 @@ def build_request(
     generation: dict[str, Any] = {}
     if settings.temperature is not None:
         generation["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        generation["topP"] = settings.top_p
     if settings.max_output_tokens is not None:
         generation["maxOutputTokens"] = settings.max_output_tokens
     if generation:

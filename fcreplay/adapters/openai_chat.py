@@ -65,7 +65,7 @@ from fcreplay.neutral import (
 )
 
 NAME = "openai_chat"
-VERSION = "2"
+VERSION = "3"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_HEADER = "authorization"
 API_KEY_PREFIX = "Bearer "
@@ -109,6 +109,8 @@ def build_request(
             body["parallel_tool_calls"] = settings.parallel_tool_calls
     if settings.temperature is not None:
         body["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        body["top_p"] = settings.top_p
     if settings.max_output_tokens is not None:
         body["max_completion_tokens"] = settings.max_output_tokens
     if settings.stream:

@@ -9,15 +9,22 @@ and `_openai_lint` are shared with the Chat Completions adapter).
 
 Choices this wire format forces (see the providers reference, section 3):
 
-- Stateless: every request sends `store: false` and asks for
-  `reasoning.encrypted_content`, and the whole history (every output item of
-  earlier turns, verbatim) is re-sent each turn.
+- Stateless: every request sends `store: false`, and the whole history (every
+  output item of earlier turns, verbatim) is re-sent each turn. `include` is not
+  sent: non-reasoning models refuse `reasoning.encrypted_content` with a 400, so a
+  reasoning-model target asks for it in its `extra_body` (docs/config.md).
+- Without tools (or in no_tools mode) neither `tools`, `tool_choice` nor
+  `parallel_tool_calls` is sent.
 - There is no finish reason. `finish_reason` is the response `status`, except
   that an incomplete response becomes `incomplete:<incomplete_details.reason>`
   (e.g. `incomplete:max_output_tokens`) so that one string maps to `stop`.
 - A call is a `function_call` output item; its id is `call_id` (not `id`).
-  Hosted tool items (`web_search_call`, `mcp_call`, ...) stay in the assistant
-  turn and are never reported as calls.
+  Free-form `custom_tool_call` items (their `input` kept raw, never decoded) and
+  `tool_search_call` items the client executes (`execution: "client"`, named
+  `tool_search`) are calls too: the client must answer them, with a
+  `custom_tool_call_output` or a `tool_search_output` (the result's `tools` list).
+  Hosted tool items (`web_search_call`, `mcp_call`, a server-run tool search...)
+  stay in the assistant turn and are never reported as calls.
 - A response with `status: failed` (inside a 2xx) and the in-stream `error` /
   `response.failed` events become a ProviderError that keeps the HTTP status
   the stream arrived with; it is retryable when its code is `server_error` or
@@ -60,15 +67,12 @@ from fcreplay.neutral import (
 )
 
 NAME = "openai_responses"
-VERSION = "2"
+VERSION = "3"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_HEADER = "authorization"
 API_KEY_PREFIX = "Bearer "
 
 PATH = "/responses"
-INCLUDE = ("reasoning.encrypted_content",)
-"""Asked for on every request so reasoning items can be replayed with `store: false`."""
-
 CAPABILITIES = Capabilities(
     url_markers=(PATH,),
     conversation_keys=frozenset({"input"}),
@@ -96,7 +100,7 @@ def build_request(
         history = history[1:]
     body["input"] = _wire.history_payload(history)
     choice = settings.tool_choice
-    if choice.mode != "no_tools":
+    if tools and choice.mode != "no_tools":
         body["tools"] = declarations(tools, settings.strict, _tool)
         body["tool_choice"] = _tool_choice(choice)
         if settings.parallel_tool_calls is not None:
@@ -105,8 +109,9 @@ def build_request(
         body["temperature"] = settings.temperature
     if settings.max_output_tokens is not None:
         body["max_output_tokens"] = settings.max_output_tokens
+    if settings.top_p is not None:
+        body["top_p"] = settings.top_p
     body["store"] = False
-    body["include"] = list(INCLUDE)
     headers = {"content-type": "application/json"}
     if settings.stream:
         body["stream"] = True
@@ -173,6 +178,9 @@ def _last_user_text(items: Any) -> str | None:
     return None
 
 
+_OUTPUT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
+
+
 def _result_turns(items: Any) -> int:
     # Results of one turn are consecutive items, so each run of them is one turn.
     if not isinstance(items, list):
@@ -180,7 +188,7 @@ def _result_turns(items: Any) -> int:
     turns = 0
     previous = False
     for item in items:
-        current = isinstance(item, dict) and item.get("type") == "function_call_output"
+        current = isinstance(item, dict) and item.get("type") in _OUTPUT_TYPES
         if current and not previous:
             turns += 1
         previous = current
@@ -256,17 +264,26 @@ def append_tool_result(
     else:
         items = _synthesized_turn(decision)
     history.extend(WireItem(item) for item in items)
+    kinds = {item.get("call_id"): item.get("type") for item in items if isinstance(item, dict)}
     for result, call_id in zip(results, _result_ids(decision, results), strict=True):
-        history.append(
-            WireItem(
-                {
-                    "type": "function_call_output",
-                    "call_id": call_id,
-                    "output": _wire.result_text(result.content),
-                }
-            )
-        )
+        history.append(WireItem(_output(kinds.get(call_id), call_id, result)))
     return history
+
+
+def _output(kind: Any, call_id: str | None, result: ToolResult) -> dict[str, Any]:
+    """The input item answering one call, in the shape its call item's type needs."""
+    if kind == "tool_search_call":
+        tools = result.content.get("tools")
+        return {
+            "type": "tool_search_output",
+            "call_id": call_id,
+            "execution": "client",
+            "tools": tools if isinstance(tools, list) else [],
+        }
+    output_type = (
+        "custom_tool_call_output" if kind == "custom_tool_call" else "function_call_output"
+    )
+    return {"type": output_type, "call_id": call_id, "output": _wire.result_text(result.content)}
 
 
 def _synthesized_turn(decision: Decision) -> list[dict[str, Any]]:

@@ -28,6 +28,8 @@ BUILT_IN: dict[str, str] = {
     "openai_responses": "fcreplay.adapters.openai_responses",
     "anthropic": "fcreplay.adapters.anthropic",
     "gemini": "fcreplay.adapters.gemini",
+    "bedrock_converse": "fcreplay.adapters.bedrock_converse",
+    "ollama": "fcreplay.adapters.ollama",
 }
 ENTRY_POINT_GROUP = "fcreplay.adapters"
 

@@ -1,9 +1,10 @@
 """Decoding what recorders store: header lists, body wrappers, encodings and stream forms.
 
 Cassettes written by other tools hold bodies as strings, `{"string": ...}`,
-base64 (`base64_string`), gzip or deflate bytes (sometimes base64-encoded inside
-JSON), SSE text, or a JSON-array stream (when the request URL's adapter says its
-format streams that way); each is decoded here to parsed JSON, text, bytes or
+`{"type": ..., "content": ...}` (pydantic-ai since 2026), base64 (`base64_string`),
+gzip or deflate bytes (sometimes base64-encoded inside JSON), SSE text, or a
+JSON-array stream (when the request URL's adapter says its format streams that
+way); each is decoded here to parsed JSON, text, bytes or
 stream events. Pure functions: no file access, no vcrpy.
 """
 
@@ -16,9 +17,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from fcreplay.adapters.registry import api_for_url, get_adapter
+from fcreplay.cassettes import eventstream
+from fcreplay.cassettes.framing import decode_ndjson, framing_of, looks_like_ndjson
 from fcreplay.cassettes.sse import decode_data, parse_sse
 from fcreplay.limits import DEFAULT_LIMITS, MIB, Limits
-from fcreplay.neutral import StreamEvent
+from fcreplay.neutral import StreamEvent, StreamFraming
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BASE64_GZIP_PREFIX = "H4sI"
@@ -53,11 +56,40 @@ def read_headers(value: Any) -> dict[str, str]:
     return found
 
 
+_TYPED_KEYS = frozenset({"type", "content"})
+_JSON_TYPES = frozenset({"json", "application/json"})
+_TEXT_TYPES = frozenset({"text", "string", "sse", "event-stream", "text/event-stream"})
+_BASE64_TYPES = frozenset({"base64", "binary", "bytes"})
+
+
+def typed(body: Any) -> tuple[bool, Any]:
+    """`(True, value)` for a body stored as `{type, content}` (pydantic-ai's 2026 layout):
+    parsed JSON, text, or decoded bytes; `(False, body)` for any other shape."""
+    if not isinstance(body, dict) or set(body) != _TYPED_KEYS or not isinstance(body["type"], str):
+        return False, body
+    kind, content = body["type"].lower(), body["content"]
+    if content is None or kind in ("empty", "none"):
+        return True, None
+    if kind in _JSON_TYPES:
+        return True, decode_data(content) if isinstance(content, str) else content
+    if kind in _TEXT_TYPES and isinstance(content, str):
+        return True, content
+    if kind in _BASE64_TYPES and isinstance(content, str):
+        try:
+            return True, base64.b64decode(content, validate=True)
+        except (binascii.Error, ValueError):
+            raise UnreadableBody(f"body of type {kind!r} is not valid base64") from None
+    raise UnreadableBody(f"unknown body type {body['type']!r} (with {type(content).__name__})")
+
+
 def request_body(request: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> Any:
     """A recorded request's body: parsed JSON, text, bytes that are not text, or None."""
     if "parsed_body" in request:
         return request["parsed_body"]
-    raw = unwrap(request.get("body"))
+    found, value = typed(request.get("body"))
+    if found and not isinstance(value, str | bytes):
+        return value
+    raw = unwrap(value)
     if raw is None:
         return None
     if isinstance(raw, bytes):
@@ -92,9 +124,16 @@ def response_body(
         if isinstance(body, list) and is_json_array_stream(uri):
             events, body = _array_events(body), None
     else:
-        raw = unwrap(response.get("body"))
+        found, value = typed(response.get("body"))
+        if found and not isinstance(value, str | bytes | None):
+            if isinstance(value, list) and is_json_array_stream(uri):
+                return None, _array_events(value)
+            return value, None
+        raw = unwrap(value)
         if isinstance(raw, bytes):
             raw = decompress(raw, headers.get("content-encoding"), limits)
+            if stream_framing(uri) == "aws-eventstream" and eventstream.looks_like(raw):
+                return None, tuple(eventstream.decode(raw))
             try:
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -209,6 +248,10 @@ def interpret(
         events = parse_sse(text)
         if events:
             return None, tuple(events)
+    if framing_of(content_type) == "ndjson" or (
+        stream_framing(uri) == "ndjson" and looks_like_ndjson(text)
+    ):
+        return None, decode_ndjson(text)
     value = decode_data(text, limits.max_json_depth)
     if value is not text:
         if isinstance(value, list) and is_json_array_stream(uri):
@@ -233,6 +276,12 @@ def _looks_like_sse(text: str) -> bool:
 
 def _array_events(elements: list[Any]) -> tuple[StreamEvent, ...]:
     return tuple(StreamEvent(None, element) for element in elements)
+
+
+def stream_framing(uri: str) -> StreamFraming | None:
+    """The stream framing of the request URL's adapter, or None for an unknown URL."""
+    api = api_for_url(uri)
+    return get_adapter(api).CAPABILITIES.stream_framing if api is not None else None
 
 
 def is_json_array_stream(uri: str) -> bool:

@@ -10,10 +10,11 @@ from typing import Any
 from fcreplay.adapters.registry import api_for_url, get_adapter
 from fcreplay.cassettes.store import Interaction, UnreadableInteraction, read_interactions
 from fcreplay.decision import Decision, ProviderError, ToolCall
+from fcreplay.errors import Problem
 
 OTHER = "other"
-"""The `api` of an interaction that no adapter speaks (Bedrock, Cohere, Ollama native...)."""
-CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+"""The `api` of an interaction that no adapter speaks (Cohere, a search API...)."""
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json", ".har")
 """Files taken from a folder given to `inspect`."""
 
 Record = dict[str, Any]
@@ -80,6 +81,16 @@ def decision_json(decision: Decision) -> dict[str, Any]:
     }
 
 
+def unreadable_file(problem: Problem) -> Record:
+    """The one record of a file that cannot be read at all (index None)."""
+    where = f" (line {problem.line})" if problem.line is not None else ""
+    message = problem.message + where
+    record = _record(str(problem.file), 0, OTHER, None, False, error=_unreadable(message))
+    record["index"] = None
+    record["error"]["type"] = "unreadable_file"
+    return record
+
+
 def _unreadable(message: str) -> dict[str, Any]:
     return {"type": "unreadable", "message": message}
 
@@ -141,6 +152,8 @@ def render_text(record: Record) -> str:
     """One readable line for a record, e.g. `f.yaml#0 <api> 200 stream tool_call f({})`."""
     head = f"{record['file']}#{record['index']}"
     error = record["error"]
+    if error is not None and error.get("type") == "unreadable_file":
+        return f"{record['file']} unreadable: {error['message']}"
     if error is not None and error.get("type") == "unreadable":
         return f"{head} {record['api']} unreadable: {error['message']}"
     parts = [head, record["api"], str(record["status"])]

@@ -1,10 +1,11 @@
-"""Cassettes on disk: read any vcrpy cassette, and write and read fcreplay's own JSON format.
+"""Cassettes on disk: read any recording (vcrpy, Ruby VCR, HAR), and fcreplay's own JSON format.
 
 This is the only module that imports vcrpy. Everything it returns is an
 fcreplay dataclass: bodies decoded (gzip, base64, `!!binary`), JSON parsed,
 streams split into events, whatever style the recording project used. The
 interaction dataclasses and their layouts live in `cassettes.interactions`, body
-decoding in `cassettes.bodies`; their public names are re-exported here.
+decoding in `cassettes.bodies`, the other recorders' formats in `cassettes.formats`;
+their public names are re-exported here.
 
 fcreplay's own format is JSON with bodies stored decoded and readable:
 
@@ -25,8 +26,10 @@ from typing import Any
 
 import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
-from fcreplay.cassettes.bodies import BodyLimitError
+from fcreplay.cassettes.bodies import BodyLimitError, stream_framing
 from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
+from fcreplay.cassettes.formats import FORMATS, interaction_items
+from fcreplay.cassettes.framing import encode as encode_events
 from fcreplay.cassettes.interactions import Interaction as Interaction
 from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
 from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
@@ -99,14 +102,9 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     file size, nesting, YAML aliases and decoded body sizes; past any of them the whole
     file is an InputError saying which limit and how to raise it."""
     document = _load_document(path, limits)
-    if isinstance(document, list):
-        items: Any = document  # vcrpy < 1.0 wrote a bare list of interactions
-    elif isinstance(document, dict):
-        items = document.get("interactions")
-    else:
-        items = None
-    if not isinstance(items, list):
-        raise InputError.at(path, None, "not a vcrpy cassette: no 'interactions' list")
+    items = interaction_items(document)
+    if items is None:
+        raise InputError.at(path, None, f"not a cassette: it holds no {FORMATS} list")
     block = document.get("fcreplay") if isinstance(document, dict) else None
     own = block is not None
     meta = _read_meta(path, block) if own else None
@@ -335,6 +333,10 @@ def _wire_body(uri: str, response: WireResponse) -> Any:
         return response.body
     if is_json_array_stream(uri) and all(event.event is None for event in response.events):
         return [event.data for event in response.events]
+    framing = stream_framing(uri)
+    if framing is not None and framing != "sse":
+        chunks = encode_events(framing, response.events)
+        return b"".join(chunks) if framing == "aws-eventstream" else b"".join(chunks).decode()
     return format_sse(response.events)
 
 

@@ -85,6 +85,8 @@ def command(
     client instead: each model exchange's decision and calls, the tools each
     request sent against the contract, the tool-loop history of each request,
     and (with --golden) the decisions against the golden baselines.
+
+    CI setup and --fail-on: docs/ci.md; the printed metrics: docs/metrics.md.
     """
     if cassette_dir is not None or contract_path is not None:
         from fcreplay.commands.check_cassettes import check_cassettes

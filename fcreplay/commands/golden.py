@@ -33,7 +33,10 @@ def _golden(golden_dir: Path | None, config_path: str | None) -> Path:
 
 @click.group("golden")
 def command() -> None:
-    """Golden baselines of normalized decisions, one file per target."""
+    """Golden baselines of normalized decisions, one file per target.
+
+    The golden file format: fcreplay/golden/store.py; reviewing diffs in CI: docs/ci.md.
+    """
 
 
 @command.command("diff")
@@ -64,6 +67,8 @@ def diff(
 
     Each differing entry is classed regression, fix, changed, flaky, new or
     missing, with argument-level differences. Exit 1 when anything differs.
+
+    Reviewing golden diffs in CI: docs/ci.md.
     """
     from fcreplay.commands.output import echo, guard_of, write_output
     from fcreplay.commands.runarg import read_run
@@ -106,6 +111,8 @@ def update(
     """Set golden entries from a run; entries that did not change stay byte-identical.
 
     Only the selected targets and cases change (default: all in the run).
+
+    Reviewing and accepting changes: docs/ci.md.
     """
     from fcreplay.commands.output import echo, guard_of
     from fcreplay.commands.runarg import read_run

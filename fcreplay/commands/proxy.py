@@ -125,6 +125,8 @@ def command(
     naming the nearest recorded request and where it differs. Streams pass through
     event by event. Stops cleanly on SIGINT or SIGTERM; exit 1 when a cassette was
     refused because it would have held a credential.
+
+    Options, modes and examples: docs/proxy.md.
     """
     from fcreplay.proxy.app import ProxyOptions, run_proxy
 

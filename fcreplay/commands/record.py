@@ -39,6 +39,8 @@ def command(
     (credentials removed; a cassette that would still hold one is refused) and
     one run log line per attempt, each as soon as it ends. Keys come only from
     the environment variables named by `api_key_env`.
+
+    Targets, keys and settings: docs/config.md.
     """
     from fcreplay.commands.output import echo, guard_of
     from fcreplay.engine.runner import RecordOptions, record

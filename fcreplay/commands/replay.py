@@ -32,6 +32,8 @@ def command(
     Each request is rebuilt by the adapter and compared with the recorded one;
     a difference is request drift, shown path by path. Exit 1 on drift or a
     missing cassette (with the `fcreplay record` command that creates it).
+
+    Suite settings: docs/config.md; what is judged: docs/cases.md.
     """
     from pathlib import Path
 

@@ -32,6 +32,8 @@ def command(
     RUN is a run id or the path of a run log (default: the newest in the suite's
     runs folder). Every figure is recomputed from the run log alone; attempts
     with transport errors are counted apart and left out of the denominators.
+
+    Every metric, its definition and denominator: docs/metrics.md.
     """
     from fcreplay.commands.output import echo, guard_of, write_output
     from fcreplay.commands.runarg import read_run

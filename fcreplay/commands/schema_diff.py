@@ -67,6 +67,8 @@ def command(
     Exit 0 when every difference is lossless or allowed (--allow, or
     schema_diff_allow = [...] in the suite configuration), 1 otherwise, 2 when
     the configuration or a cassette file is unusable.
+
+    The classes and schema_diff_allow: docs/config.md; providers: docs/providers.md.
     """
     from pathlib import Path
 

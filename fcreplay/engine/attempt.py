@@ -84,6 +84,7 @@ def run_attempt(
         steps=tuple(judged.steps),
         findings=tuple(judged.findings),
         transport_error=error,
+        tags=unit.case.tags,
     )
 
 
@@ -113,7 +114,9 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
     suite asks for calls one per turn: they are judged together, as one decision.
     """
     judged = _Judged()
-    expectation, then, contract = unit.expectation, unit.case.then, suite.contract
+    expectation, then = unit.expectation, unit.case.then
+    # A call to a contract tool this case does not declare is an unknown tool here.
+    contract = suite.contract.restricted(unit.case.tools)
     sequential = suite.config.parallel_tool_calls is False and len(expectation.calls) > 1
     phase: list[Decision] = []
     phase_open, then_checked, any_tool_error = True, False, False

@@ -10,6 +10,7 @@ from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.engine.plan import Unit, unit_settings, unit_tools
 from fcreplay.engine.players import Mismatch, Player
+from fcreplay.engine.request_options import with_target_options
 from fcreplay.inputs.suite import Suite
 from fcreplay.inputs.tool_results import Execution
 from fcreplay.neutral import HistoryItem, Message, WireRequest, WireResponse
@@ -65,6 +66,7 @@ def converse(
         request = adapter.build_request(
             unit.target.model, history, unit_tools(suite, unit), unit_settings(suite, unit, step)
         )
+        request = with_target_options(request, unit.target)
         requests.append(request)
         outcome = _send(player, adapter, request, step=step, max_retries=max_retries)
         if not isinstance(outcome, Decision):

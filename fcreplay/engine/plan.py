@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.errors import InputError
 from fcreplay.inputs.cases import Case, Expectation
 from fcreplay.inputs.config import VARIANTS, Target
@@ -94,7 +96,7 @@ def unit_tools(suite: Suite, unit: Unit) -> list[ToolSpec]:
     """The tools declared in this unit's requests, in the order sent."""
     if unit.variant == "no_tools":
         return []
-    tools = list(suite.contract.tools)
+    tools = list(suite.contract.restricted(unit.case.tools).tools)
     return tools[::-1] if unit.variant == "reversed" else tools
 
 
@@ -109,11 +111,18 @@ def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
         choice = unit.case.tool_choice
     else:
         choice = ToolChoice("auto")  # a case's choice is for its first turn only
+    values: dict[str, Any] = {
+        "temperature": config.temperature,
+        "top_p": config.top_p,
+        "max_output_tokens": config.max_output_tokens,
+        "parallel_tool_calls": config.parallel_tool_calls,
+    }
+    # Settings recent models of a format reject come only from the target's own table.
+    for name in get_adapter(unit.target.adapter).CAPABILITIES.opt_in_settings:
+        values[name] = None
+    values.update(unit.target.settings.as_dict())
+    if unit.variant == "no_tools":
+        values["parallel_tool_calls"] = None  # no tools, no policy for them
     return RequestSettings(
-        tool_choice=choice,
-        parallel_tool_calls=None if unit.variant == "no_tools" else config.parallel_tool_calls,
-        strict=unit.target.strict,
-        temperature=config.temperature,
-        max_output_tokens=config.max_output_tokens,
-        stream=unit.target.stream,
+        tool_choice=choice, strict=unit.target.strict, stream=unit.target.stream, **values
     )

@@ -25,6 +25,7 @@ from fcreplay.engine.players import (
     ReplayPlayer,
     Transport,
 )
+from fcreplay.engine.request_options import secret_headers
 from fcreplay.errors import InputError
 from fcreplay.inputs.config import Target
 from fcreplay.inputs.suite import Suite
@@ -229,7 +230,7 @@ def record_hint(unit: Unit) -> str:
 def _http_transport(suite: Suite, target: Target, adapter: ClientAdapter) -> Transport:
     from fcreplay.engine.transport import HttpTransport  # httpx only when recording
 
-    auth = None
+    secrets = secret_headers(target, suite.config.source)
     if target.api_key_env:
         key = os.environ.get(target.api_key_env)
         if not key:
@@ -239,10 +240,12 @@ def _http_transport(suite: Suite, target: Target, adapter: ClientAdapter) -> Tra
                 f"target {target.name!r}: the environment variable {target.api_key_env} "
                 "is not set; export it with the provider key before recording",
             )
-        auth = (adapter.API_KEY_HEADER, adapter.API_KEY_PREFIX + key)
+        header = target.api_key_header or adapter.API_KEY_HEADER
+        prefix = adapter.API_KEY_PREFIX if target.api_key_prefix is None else target.api_key_prefix
+        secrets[header] = prefix + key
     return HttpTransport(
         target.base_url or adapter.DEFAULT_BASE_URL,
-        auth_header=auth,
+        secret_headers=secrets,
         timeout=suite.config.request_timeout,
         deadline=suite.config.limits.request_deadline,
         max_bytes=suite.config.limits.max_response_bytes,

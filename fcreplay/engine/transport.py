@@ -11,11 +11,13 @@ import codecs
 import json
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
 import fcreplay.strictjson as strictjson
+from fcreplay.cassettes.framing import decode as decode_stream
+from fcreplay.cassettes.framing import framing_of
 from fcreplay.cassettes.redaction import scrub_url
 from fcreplay.cassettes.sse import SSEDecoder
 from fcreplay.clients.flavor import library
@@ -35,7 +37,7 @@ class HttpTransport:
         self,
         base_url: str,
         *,
-        auth_header: tuple[str, str] | None,
+        secret_headers: Mapping[str, str],
         timeout: float,
         deadline: float = DEFAULT_LIMITS.request_deadline,
         max_bytes: int = DEFAULT_LIMITS.max_response_bytes,
@@ -43,7 +45,8 @@ class HttpTransport:
         self._base_url = base_url.rstrip("/")
         self._shown = scrub_url(self._base_url)
         """The base URL as messages show it: without user-info or key parameters."""
-        self._auth = dict([auth_header]) if auth_header else {}
+        self._auth = dict(secret_headers)
+        """The key's header and any other secret header: sent, never part of the RoundTrip."""
         http = self._http = library().module
         read = min(timeout, deadline)
         self._client = http.Client(timeout=http.Timeout(read, connect=min(read, 10.0)))
@@ -106,9 +109,17 @@ def _read(response: Any, cut: type[Exception], budget: _Budget) -> WireResponse:
     """Read a whole answer within `budget`; `cut` is the library's error for a stream the
     server cut."""
     headers = {name.lower(): value for name, value in response.headers.items()}
-    is_stream = headers.get("content-type", "").startswith("text/event-stream")
     text = codecs.getincrementaldecoder(response.encoding or "utf-8")(errors="replace")
-    if is_stream and 200 <= response.status_code < 300:
+    framing = framing_of(headers.get("content-type", ""))
+    if framing in ("ndjson", "aws-eventstream") and 200 <= response.status_code < 300:
+        chunks: list[bytes] = []
+        with suppress(cut):  # a cut stream: the events that arrived whole are kept
+            for chunk in response.iter_bytes():
+                budget.spend(len(chunk))
+                chunks.append(chunk)
+        found = decode_stream(framing, b"".join(chunks))
+        return WireResponse(response.status_code, headers, None, found)
+    if framing == "sse" and 200 <= response.status_code < 300:
         decoder = SSEDecoder()
         events: list[StreamEvent] = []
         try:

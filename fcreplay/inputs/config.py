@@ -6,13 +6,15 @@ import os
 import re
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.redaction import url_secrets
 from fcreplay.errors import InputError
+from fcreplay.inputs import target_options as options
+from fcreplay.inputs.target_options import Header, SettingsOverride
 from fcreplay.limits import DEFAULT_LIMITS, LIMIT_KEYS, Limits, limit_value, positive_seconds
 from fcreplay.names import TARGET_NAME, is_name
 from fcreplay.names import VARIANTS as VARIANTS
@@ -37,6 +39,13 @@ class Target:
     """Name of the environment variable holding the key; the key itself is never stored."""
     stream: bool = False
     strict: bool = False
+    # Request options for deployments with additions (inputs.target_options, docs/config.md).
+    headers: tuple[Header, ...] = ()
+    query: tuple[tuple[str, str], ...] = ()
+    extra_body: dict[str, Any] = field(default_factory=dict, hash=False)
+    settings: SettingsOverride = field(default_factory=SettingsOverride)
+    api_key_header: str | None = None
+    api_key_prefix: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,7 @@ class SuiteConfig:
     golden: Path = Path("golden")
     runs: Path = Path("runs")
     temperature: float | None = 0.0
+    top_p: float | None = None
     max_output_tokens: int = 500
     repetitions: int = 1
     parallel_tool_calls: bool | None = None
@@ -78,6 +88,7 @@ class SuiteConfig:
         """The credentials this suite handles: the values of its key variables (where
         set) and what its base URLs carry in user-info or key parameters."""
         values = [os.environ.get(t.api_key_env, "") for t in self.targets if t.api_key_env]
+        values += [os.environ.get(h.env, "") for t in self.targets for h in t.headers if h.env]
         for target in self.targets:
             values += url_secrets(target.base_url)
         return [value for value in values if value]
@@ -207,6 +218,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "golden": _path,
     "runs": _path,
     "temperature": _temperature,
+    "top_p": options.top_p,
     "max_output_tokens": _positive_int,
     "repetitions": _positive_int,
     "parallel_tool_calls": _optional_bool,
@@ -228,6 +240,12 @@ _TARGET_FIELDS: dict[str, FieldRule] = {
     "api_key_env": _env_name,
     "stream": _bool,
     "strict": _bool,
+    "headers": options.headers,
+    "query": options.query,
+    "extra_body": options.extra_body,
+    "settings": options.settings,
+    "api_key_header": options.api_key_header,
+    "api_key_prefix": options.api_key_prefix,
 }
 _REQUIRED = ("contract", "cases")
 _TARGET_REQUIRED = ("name", "adapter", "model")
@@ -267,6 +285,13 @@ def load_config(path: str | Path | None = None) -> SuiteConfig:
         if not isinstance(table, dict):
             raise InputError.at(source, None, "has no [tool.fcreplay] table")
         prefix = "tool.fcreplay."
+    elif (
+        set(document) == {"tool"}
+        and isinstance(document["tool"], dict)
+        and isinstance(document["tool"].get("fcreplay"), dict)
+    ):
+        # A standalone file written like pyproject.toml: the same keys under [tool.fcreplay].
+        table, prefix = document["tool"]["fcreplay"], "tool.fcreplay."
     else:
         table, prefix = document, ""
     return _build(table, source, text, prefix)

@@ -69,6 +69,22 @@ class Contract:
         """Return the tool called `name`, if the contract has it."""
         return self.by_name.get(name)
 
+    def restricted(self, names: tuple[str, ...] | None) -> Contract:
+        """The contract as a case with its own tool set sees it (`names` in contract
+        order; None: the whole contract). Views share the compiled validators."""
+        if names is None or names == self.names:
+            return self
+        view = self._views.get(names)
+        if view is None:
+            view = Contract(tuple(self.by_name[name] for name in names), self.source)
+            view.__dict__["_validators"] = self._validators
+            self._views[names] = view
+        return view
+
+    @cached_property
+    def _views(self) -> dict[tuple[str, ...], Contract]:
+        return {}
+
     def validator(self, name: str) -> ArgumentValidator:
         """Return the compiled argument validator of tool `name` (compiled once)."""
         return self._validators[name]

@@ -13,8 +13,12 @@ from fcreplay.inputs.contract import Contract
 from fcreplay.neutral import ToolResult
 from fcreplay.sources import line_of, load_json, pointer
 
-_RULE_KEYS = {"tool", "when", "result", "error"}
-_ERROR_KEYS = {"code", "message", "retryable"}
+RULE_KEYS = frozenset({"tool", "when", "result", "error"})
+ERROR_KEYS = frozenset({"code", "message", "retryable"})
+FILE_KEYS = frozenset({"note", "rules"})
+"""Every key of a tool-results file, a rule and an error (docs/tool-results.md)."""
+ANY_TOOL = "*"
+"""A rule's tool that matches a call to any tool of the contract."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class FakeExecutor:
             detail = "; ".join(f"{v.pointer or '/'}: {v.message}" for v in violations)
             return _fail(call, ToolFailure("INVALID_ARGUMENTS", detail, True))
         for rule in self.rules:
-            if rule.tool == call.name and all(
+            if rule.tool in (call.name, ANY_TOOL) and all(
                 key in call.arguments and same_value(call.arguments[key], value)
                 for key, value in rule.when.items()
             ):
@@ -95,7 +99,7 @@ def load_executor(path: str | Path, contract: Contract) -> FakeExecutor:
 
     if not isinstance(document, dict) or not isinstance(document.get("rules"), list):
         raise InputError.at(path, 1, 'tool results are {"rules": [...]}')
-    for key in sorted(set(document) - {"rules", "note"}):
+    for key in sorted(set(document) - FILE_KEYS):
         problem(pointer(key), f"unknown key {key!r} (allowed: note, rules)")
     rules: list[Rule] = []
     for index, raw in enumerate(document["rules"]):
@@ -104,14 +108,15 @@ def load_executor(path: str | Path, contract: Contract) -> FakeExecutor:
         if not isinstance(raw, dict):
             problem(where, f"{label} is not a JSON object")
             continue
-        for key in sorted(set(raw) - _RULE_KEYS):
+        for key in sorted(set(raw) - RULE_KEYS):
             problem(where + pointer(key), f"{label}: unknown key {key!r}")
         tool = raw.get("tool")
-        if not isinstance(tool, str) or contract.get(tool) is None:
+        if not isinstance(tool, str) or (tool != ANY_TOOL and contract.get(tool) is None):
+            shown = ", ".join(contract.names[:12]) + (", ..." if len(contract.names) > 12 else "")
             problem(
                 where + pointer("tool"),
-                f"{label}: tool {tool!r} is not in the contract "
-                f"(it has: {', '.join(contract.names)})",
+                f"{label}: tool {tool!r} is not in the contract (it has: {shown}; "
+                'or "*" for any tool)',
             )
             continue
         when = raw.get("when", {})
@@ -144,7 +149,7 @@ def load_executor(path: str | Path, contract: Contract) -> FakeExecutor:
 def _failure(raw: Any) -> ToolFailure | None:
     if (
         isinstance(raw, dict)
-        and set(raw) == _ERROR_KEYS
+        and set(raw) == ERROR_KEYS
         and isinstance(raw["code"], str)
         and isinstance(raw["message"], str)
         and isinstance(raw["retryable"], bool)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcreplay.canonical import canonical_json, same_value
+from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, ToolCall
 from fcreplay.finding import Finding, FindingCode
 from fcreplay.inputs.cases import Case, Expectation, ExpectedCall, parse_expectation
 from fcreplay.inputs.contract import Contract
 from fcreplay.judge.assignment import match_pairs
+from fcreplay.judge.bfcl import pair_in_order
+from fcreplay.judge.matchers import argument_differences
 from fcreplay.sources import pointer
 
 _KEYWORD_CODES: dict[str, FindingCode] = {
@@ -87,7 +89,11 @@ def judge_expectation(
     if expected.kind == "tool_call":
         findings += _match_calls(decision, expected, contract)
     else:
-        if decision.kind in ("text", "refusal") and decision.kind != expected.kind:
+        if (
+            decision.kind in ("text", "refusal")
+            and expected.kind != "no_call"
+            and decision.kind != expected.kind
+        ):
             findings.append(
                 Finding(
                     "text_mismatch",
@@ -123,9 +129,12 @@ def _match_calls(decision: Decision, expected: Expectation, contract: Contract) 
         for row, call in enumerate(actual)
     ]
     costs = [[_cost(cell) for cell in row] for row in pair_findings]
-    pairs, lone_actual, lone_expected = match_pairs(
-        costs, len(expected.calls), _UNMATCHED_COST, _UNMATCHED_COST
-    )
+    if expected.rules == "bfcl":
+        pairs, lone_actual, lone_expected = _bfcl_pairs(decision, order, costs)
+    else:
+        pairs, lone_actual, lone_expected = match_pairs(
+            costs, len(expected.calls), _UNMATCHED_COST, _UNMATCHED_COST
+        )
     findings: list[Finding] = []
     for row, col in pairs:
         findings += pair_findings[row][col]
@@ -196,15 +205,16 @@ def _call_findings(
                 f"{call.name}: {violation.message}",
             )
         )
-    if same_tool and wanted is not None and wanted.arguments is not None:
-        for at, want, got in _differences(wanted.arguments, call.arguments, ""):
+    if same_tool and wanted is not None:
+        for mismatch in argument_differences(wanted, call.arguments, spec.parameters):
             findings.append(
                 Finding(
                     "argument_mismatch",
-                    base + at,
-                    None if want is _MISSING else want,
-                    None if got is _MISSING else got,
-                    f"{call.name}{at or '/'}: expected {_show(want)}, got {_show(got)}",
+                    base + mismatch.pointer,
+                    mismatch.expected,
+                    mismatch.actual,
+                    f"{call.name}{mismatch.pointer or '/'}: {mismatch.message}",
+                    matcher=mismatch.matcher,
                 )
             )
     return findings
@@ -277,39 +287,32 @@ def _text_findings(decision: Decision, expected: Expectation, after_error: bool)
     return findings
 
 
-_MISSING: Any = object()
-"""Marks an absent key; it reaches findings as null with "(missing)" in the message."""
-
-
-def _differences(want: Any, got: Any, at: str) -> list[tuple[str, Any, Any]]:
-    """Leaf-level differences, comparing canonical values: 2.5 != "2.5", {} != missing."""
-    if isinstance(want, dict) and isinstance(got, dict):
-        found = []
-        for key in sorted(set(want) | set(got)):
-            where = at + pointer(key)
-            if key not in got:
-                found.append((where, want[key], _MISSING))
-            elif key not in want:
-                found.append((where, _MISSING, got[key]))
-            else:
-                found += _differences(want[key], got[key], where)
-        return found
-    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-        found = []
-        for index, (left, right) in enumerate(zip(want, got, strict=True)):
-            found += _differences(left, right, at + pointer(index))
-        return found
-    return [] if same_value(want, got) else [(at, want, got)]
-
-
-def _show(value: Any) -> str:
-    return "(missing)" if value is _MISSING else canonical_json(value)
-
-
 def _argument_key(call: ToolCall) -> str:
     if call.arguments is not None:
         return canonical_json(call.arguments)
     return canonical_json(call.raw_arguments)
+
+
+def _bfcl_pairs(
+    decision: Decision, order: list[int], costs: list[list[float]]
+) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """BFCL's order rule first (`judge.bfcl.pair_in_order`, the model's order), then the
+    usual optimal matching for whatever it left, so a failure still names its findings."""
+    row_of = {call_index: row for row, call_index in enumerate(order)}
+    rows = [row_of[index] for index in range(len(decision.calls))]
+    columns = len(costs[0]) if costs else 0
+    greedy = pair_in_order(columns, len(rows), lambda r, c: costs[rows[r]][c] == 0)
+    pairs = [(rows[r], c) for r, c in greedy]
+    left_rows = [r for r in range(len(rows)) if r not in {p for p, _ in pairs}]
+    left_cols = [c for c in range(columns) if c not in {c for _, c in pairs}]
+    rest, lone_rows, lone_cols = match_pairs(
+        [[costs[r][c] for c in left_cols] for r in left_rows],
+        len(left_cols),
+        _UNMATCHED_COST,
+        _UNMATCHED_COST,
+    )
+    pairs += [(left_rows[r], left_cols[c]) for r, c in rest]
+    return pairs, [left_rows[r] for r in lone_rows], [left_cols[c] for c in lone_cols]
 
 
 def _cost(findings: list[Finding]) -> float:

@@ -75,24 +75,36 @@ class CompatIssue:
 def lint_suite(suite: Suite) -> list[CompatIssue]:
     """Issues of every configured target, in configuration order."""
     tools = list(suite.contract.tools)
+    # Cases with their own tool sets send fewer tools than the contract holds.
+    per_request = max(len(case.tools or tools) for case in suite.cases) if suite.cases else None
     return [
         issue
         for target in suite.config.targets
         for issue in lint_target(
-            target, tools, parallel_tool_calls=suite.config.parallel_tool_calls
+            target,
+            tools,
+            parallel_tool_calls=suite.config.parallel_tool_calls,
+            per_request=per_request,
         )
     ]
 
 
 def lint_target(
-    target: Target, tools: Sequence[ToolSpec], *, parallel_tool_calls: bool | None = None
+    target: Target,
+    tools: Sequence[ToolSpec],
+    *,
+    parallel_tool_calls: bool | None = None,
+    per_request: int | None = None,
 ) -> list[CompatIssue]:
-    """What `target`'s provider rejects, ignores or transforms in `tools`, errors first."""
+    """What `target`'s provider rejects, ignores or transforms in `tools`, errors first.
+
+    `per_request` is the most tools one request declares (default: all of `tools`).
+    """
     adapter = get_adapter(target.adapter)
     rules = adapter.CAPABILITIES.lint
     found: list[tuple[Level, str, str, str]] = []
     if rules is not None:
-        found += _names_and_counts(rules.provider, tools)
+        found += _names_and_counts(rules.provider, tools, per_request)
     if isinstance(adapter, ReadBackAdapter):
         settings = RequestSettings(ToolChoice("auto"), parallel_tool_calls, strict=target.strict)
         try:
@@ -132,17 +144,20 @@ def _unreadable(adapter: ClientAdapter) -> tuple[Level, str, str, str]:
     )
 
 
-def _names_and_counts(provider: Provider, tools: Sequence[ToolSpec]) -> Found:
+def _names_and_counts(
+    provider: Provider, tools: Sequence[ToolSpec], per_request: int | None = None
+) -> Found:
     for tool in tools:
         if not provider.name.match(tool.name):
             yield "error", pointer(tool.name), "tool name is refused", provider.name_rule
         elif provider.legacy_name is not None and not provider.legacy_name(tool.name):
             yield "warning", pointer(tool.name), provider.legacy_name_message, provider.name_rule
-    if provider.max_tools is not None and len(tools) > provider.max_tools:
+    declared = len(tools) if per_request is None else per_request
+    if provider.max_tools is not None and declared > provider.max_tools:
         yield (
             provider.max_tools_level,
             "",
-            f"{len(tools)} tools declared, more than {provider.max_tools}",
+            f"{declared} tools declared, more than {provider.max_tools}",
             provider.max_tools_rule,
         )
 

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from fcreplay.metrics import METRICS, positional_sensitivity, tally
+from fcreplay.metrics import METRICS, Tally, positional_sensitivity, tally, tally_by_tag
 from fcreplay.record import AttemptRecord
 from fcreplay.render.markdown import table
 from fcreplay.render.report_figures import HEADERS, notes, rate
@@ -37,28 +37,21 @@ ERROR_COLUMNS = (
 )
 
 
-def build_report(records: Sequence[AttemptRecord], run_id: str | None = None) -> dict[str, Any]:
-    """The JSON-ready report of a run's attempt records."""
+def build_report(
+    records: Sequence[AttemptRecord], run_id: str | None = None, *, by_tag: bool = False
+) -> dict[str, Any]:
+    """The JSON-ready report of a run's attempt records.
+
+    With `by_tag`, `by_tag` lists the same results per case tag (when cases have tags).
+    """
     tallies = tally(records)
-    results = []
-    for (target, variant), counts in tallies.items():
-        reported = sorted(counts.models_reported)
-        results.append(
-            {
-                "target": target,
-                "provider": counts.adapter,
-                "model": counts.model,
-                "model_reported": reported[0] if len(reported) == 1 else (reported or None),
-                "variant": variant,
-                "cases": len(counts.cases),
-                "attempted": counts.attempted,
-                "transport_errors": counts.transport_errors,
-                "request_drift": counts.request_drift,
-                "normalizer_bugs": counts.normalizer_bugs,
-                **counts.metrics(),
-                "counts": counts.counts(),
-            }
-        )
+    results = [_result(target, variant, counts) for (target, variant), counts in tallies.items()]
+    extra: dict[str, Any] = {}
+    if by_tag and any(record.tags for record in records):
+        extra["by_tag"] = [
+            {"tag": tag, **_result(target, variant, counts)}
+            for (tag, target, variant), counts in tally_by_tag(records).items()
+        ]
     return {
         "fcreplay_report": REPORT_FORMAT,
         "run_id": run_id or _single(r.run_id for r in records),
@@ -68,6 +61,25 @@ def build_report(records: Sequence[AttemptRecord], run_id: str | None = None) ->
         "fcreplay_version": _single(r.fcreplay_version for r in records),
         "results": results,
         "positional_sensitivity": positional_sensitivity(tallies),
+        **extra,
+    }
+
+
+def _result(target: str, variant: str, counts: Tally) -> dict[str, Any]:
+    reported = sorted(counts.models_reported)
+    return {
+        "target": target,
+        "provider": counts.adapter,
+        "model": counts.model,
+        "model_reported": reported[0] if len(reported) == 1 else (reported or None),
+        "variant": variant,
+        "cases": len(counts.cases),
+        "attempted": counts.attempted,
+        "transport_errors": counts.transport_errors,
+        "request_drift": counts.request_drift,
+        "normalizer_bugs": counts.normalizer_bugs,
+        **counts.metrics(),
+        "counts": counts.counts(),
     }
 
 
@@ -77,13 +89,19 @@ def _single(seen: Iterable[str | None]) -> Any:
     return values[0] if len(values) == 1 else (values or None)
 
 
-def metric_rows(report: dict[str, Any]) -> list[list[str]]:
-    """Header plus one row per result: target/variant, counts, then each metric."""
+def metric_rows(report: dict[str, Any], key: str = "results") -> list[list[str]]:
+    """Header plus one row per result: target/variant, counts, then each metric.
+
+    With key "by_tag", the rows of the per-tag results, each led by its tag.
+    """
     rows = [["target/variant", "attempts", "errors", *HEADERS.values()]]
-    for result in report["results"]:
+    if key == "by_tag":
+        rows[0][0] = "tag: target/variant"
+    for result in report.get(key, []):
+        label = f"{result['target']}/{result['variant']}"
         rows.append(
             [
-                f"{result['target']}/{result['variant']}",
+                f"{result['tag']}: {label}" if key == "by_tag" else label,
                 str(result["attempted"]),
                 str(result["transport_errors"]),
                 *(rate(result[name]) for name in METRICS),
@@ -93,17 +111,25 @@ def metric_rows(report: dict[str, Any]) -> list[list[str]]:
 
 
 def render_text(report: dict[str, Any]) -> str:
-    """A terminal table with a header line and the notes below it."""
-    rows = metric_rows(report)
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    """A terminal table with a header line and the notes below it (then the tags', if any)."""
     lines = [f"run {report['run_id']}  prompt {report['prompt_version']}"]
-    for row in rows:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
+    lines += _aligned(metric_rows(report))
     lines += notes(report)
+    if report.get("by_tag"):
+        lines += ["", "per tag (a case counts under each of its tags)"]
+        lines += _aligned(metric_rows(report, "by_tag"))
     return "\n".join(lines) + "\n"
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            [row[0].ljust(widths[0])]
+            + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        ).rstrip()
+        for row in rows
+    ]
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -113,6 +139,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += table(rows[0], rows[1:], right=range(1, len(rows[0])))
     lines.append("")
     lines += [f"- {note}" for note in notes(report)]
+    if report.get("by_tag"):
+        tagged = metric_rows(report, "by_tag")
+        lines += ["", "**per tag** (a case counts under each of its tags)", ""]
+        lines += table(tagged[0], tagged[1:], right=range(1, len(tagged[0])))
     return "\n".join(lines) + "\n"
 
 
@@ -165,10 +195,11 @@ def _cell(value: Any) -> str:
 
 
 def render(records: Sequence[AttemptRecord], fmt: str) -> str:
-    """The report of a run's attempt records in one of text, json, csv, markdown, html."""
+    """The report of a run's attempt records in one of text, json, csv, markdown, html,
+    with the figures per case tag beside the overall ones."""
     if fmt == "csv":
         return render_csv(records)
-    report = build_report(records)
+    report = build_report(records, by_tag=True)
     if fmt == "html":
         return render_html(report, records)
     renderers = {"text": render_text, "json": render_json, "markdown": render_markdown}

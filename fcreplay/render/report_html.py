@@ -9,6 +9,7 @@ from typing import Any
 
 from fcreplay.metrics import METRICS
 from fcreplay.record import AttemptRecord
+from fcreplay.render.glossary import GLOSSARY, NOTES
 from fcreplay.render.report_figures import HEADERS, notes, rate
 
 _CSS = """
@@ -22,7 +23,7 @@ td.pass{background:#c8ecc8}td.fail{background:#f6c1c1}td.mixed{background:#fbe3a
 td.error{background:#d5d5d5}td.none{background:#fff;color:#999}
 .bar{display:inline-block;height:.8em;background:#4a78c2;vertical-align:middle}
 .track{display:inline-block;width:8em;background:#e6e6e6;margin-right:.4em}
-p.meta{color:#555}
+p.meta{color:#555}dt{font-weight:600;margin-top:.5em}dd{margin-left:1.5em}
 """
 
 _OUTCOME_TITLE = {
@@ -67,23 +68,51 @@ def render_html(report: dict[str, Any], records: Sequence[AttemptRecord]) -> str
         "<h2>Cases × targets</h2>",
         _legend(),
         _matrix(cases, columns, cells),
+        *_by_tag(report),
         "<h2>Notes</h2><ul>",
         *(f"<li>{escape(note)}</li>" for note in notes(report)),
-        "</ul></body></html>",
+        "</ul>",
+        _glossary(),
+        "</body></html>",
     ]
     return "\n".join(parts) + "\n"
 
 
-def _metrics_table(report: dict[str, Any]) -> str:
-    head = "".join(f"<th>{escape(HEADERS[name])}</th>" for name in METRICS)
+def _by_tag(report: dict[str, Any]) -> list[str]:
+    if not report.get("by_tag"):
+        return []
+    return [
+        "<h2>Metrics per tag</h2>",
+        "<p>A case counts under each of its tags; no figure mixes cases of different tags.</p>",
+        _metrics_table(report, "by_tag"),
+    ]
+
+
+def _glossary() -> str:
+    items = [
+        f'<dt id="{escape(term.name)}">{escape(term.name)}</dt>'
+        f"<dd>{escape(term.definition)} Denominator: {escape(term.denominator)}.</dd>"
+        for term in GLOSSARY
+    ]
+    items += [f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in NOTES]
+    return "<h2>Glossary</h2><dl>" + "".join(items) + "</dl>"
+
+
+def _metrics_table(report: dict[str, Any], key: str = "results") -> str:
+    terms = {term.name: term.definition for term in GLOSSARY}
+    head = "".join(
+        f'<th title="{escape(terms[name])}">{escape(HEADERS[name])}</th>' for name in METRICS
+    )
+    tag_head = "<th>tag</th>" if key == "by_tag" else ""
     rows = [
-        '<table class="metrics"><thead><tr><th>target</th><th>variant</th>'
+        f'<table class="metrics"><thead><tr>{tag_head}<th>target</th><th>variant</th>'
         f"<th>attempts</th><th>errors</th>{head}</tr></thead><tbody>"
     ]
-    for result in report["results"]:
+    for result in report.get(key, []):
         bars = "".join(f"<td>{_bar(result[name])}</td>" for name in METRICS)
+        tag = f"<td>{escape(result['tag'])}</td>" if key == "by_tag" else ""
         rows.append(
-            f"<tr><td>{escape(result['target'])}</td><td>{escape(result['variant'])}</td>"
+            f"<tr>{tag}<td>{escape(result['target'])}</td><td>{escape(result['variant'])}</td>"
             f'<td class="num">{result["attempted"]}</td>'
             f'<td class="num">{result["transport_errors"]}</td>{bars}</tr>'
         )

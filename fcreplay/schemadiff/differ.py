@@ -253,9 +253,11 @@ class SchemaDiffer:
                     self.suite.contract, adapter, expected.strict, expected.tools, specs
                 )
             view = adapter.read_request(seen.body, seen.uri)
-            knob = expected.choice.mode in adapter.CAPABILITIES.parallel_knob
+            capabilities = adapter.CAPABILITIES
+            knob = expected.choice.mode in capabilities.parallel_knob
+            carried = expected.choice.mode in capabilities.tool_choice_modes
             found = changes + setting_differences(
-                expected, view.tool_choice, view.parallel_tool_calls, knob=knob
+                expected, view.tool_choice, view.parallel_tool_calls, knob=knob, carried=carried
             )
             for change in found:
                 fold_key = (

@@ -70,16 +70,23 @@ def _choice_json(choice: ToolChoice) -> dict[str, Any]:
 
 
 def setting_differences(
-    expected: StepSettings, choice: ToolChoice, parallel: bool | None, *, knob: bool
+    expected: StepSettings,
+    choice: ToolChoice,
+    parallel: bool | None,
+    *,
+    knob: bool,
+    carried: bool = True,
 ) -> list[SchemaChange]:
     """Tool choice and parallel policy against the unit's settings for that step.
 
     `knob`: whether the wire format can carry the parallel policy with the expected tool
     choice (`Capabilities.parallel_knob`). When it cannot, a request that leaves the
     policy out is no mismatch: `fcreplay lint` reports the limitation once instead.
+    `carried`: whether the format can ask for the expected tool choice at all
+    (`Capabilities.tool_choice_modes`); when it cannot, the choice is not compared.
     """
     changes = []
-    if choice != expected.choice:
+    if choice != expected.choice and carried:
         changes.append(
             SchemaChange(
                 None,

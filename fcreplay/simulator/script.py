@@ -50,7 +50,7 @@ the file, line and key)::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -138,6 +138,9 @@ class ScriptCase:
     user: str
     profiles: Mapping[str, Profile]
     faults: tuple[Fault, ...] = ()
+    tools: frozenset[str] | None = None
+    """The tools the case declares, telling apart cases that share a user message
+    (answers made from the cases); None for scripted cases."""
 
     def profile(self, model: str | None) -> Profile | None:
         """The profile for `model`, else the "*" profile, else None."""
@@ -154,18 +157,27 @@ class Script:
     fallback_text: str = FALLBACK_TEXT
     source: str = "<script>"
 
-    def case_for(self, user_text: str | None) -> ScriptCase | None:
-        """The case whose user message is `user_text` (both stripped), if any."""
+    def case_for(
+        self, user_text: str | None, tools: Iterable[str] | None = None
+    ) -> ScriptCase | None:
+        """The case whose user message is `user_text` (both stripped), if any; of several,
+        the first that declares exactly `tools`, else the first."""
         if user_text is None:
             return None
-        return self._by_user.get(user_text.strip())
+        found = self._by_user.get(user_text.strip())
+        if not found:
+            return None
+        if tools is not None and len(found) > 1:
+            declared = frozenset(tools)
+            return next((case for case in found if case.tools == declared), found[0])
+        return found[0]
 
     @cached_property
-    def _by_user(self) -> dict[str, ScriptCase]:
-        # First case wins, as a scan in file order would.
-        found: dict[str, ScriptCase] = {}
+    def _by_user(self) -> dict[str, list[ScriptCase]]:
+        # In file order, so the first case wins, as a scan would.
+        found: dict[str, list[ScriptCase]] = {}
         for case in self.cases:
-            found.setdefault(case.user.strip(), case)
+            found.setdefault(case.user.strip(), []).append(case)
         return found
 
     @cached_property

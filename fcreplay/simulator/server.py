@@ -4,7 +4,8 @@ A real HTTP server (stdlib `ThreadingHTTPServer`, 127.0.0.1 by default) that
 speaks every registered wire format through the adapters themselves: each POST
 is routed by its path (`api_for_url`), read with the adapter's `read_request`,
 answered from a script of decisions and written with `render_response`
-(SSE when the request streams, or the JSON-array stream its capabilities name)
+(a stream in the framing its capabilities name: SSE, NDJSON, the AWS event
+stream, or Gemini's JSON array)
 or `render_error`. An adapter without the read-back and server parts is not served.
 
 This module answers requests and runs the server; its siblings hold the rest, and
@@ -39,7 +40,8 @@ import fcreplay.strictjson as strictjson
 from fcreplay.adapters._wire import is_retryable
 from fcreplay.adapters.protocol import ReadBackAdapter, ServerAdapter
 from fcreplay.adapters.registry import adapters, api_for_url, get_adapter
-from fcreplay.cassettes.sse import format_sse
+from fcreplay.cassettes.framing import CONTENT_TYPES
+from fcreplay.cassettes.framing import encode as encode_events
 from fcreplay.decision import ProviderError
 from fcreplay.neutral import RequestView, StreamEvent, WireResponse
 from fcreplay.simulator.answers import CALL_TAG
@@ -107,7 +109,7 @@ class Simulator:
             )
             return self._rendered(adapter.render_error(error), path, api)
         view = adapter.read_request(request, path)
-        case = self.script.case_for(view.last_user_text)
+        case = self.script.case_for(view.last_user_text, view.tool_names)
         fault = self._fault(api, view, case)
         delay = self.latency + (fault.seconds if fault is not None else 0.0)
         if fault is not None and fault.kind == "error":
@@ -230,9 +232,10 @@ class Simulator:
             return Reply(
                 wire.status, headers, text.encode("utf-8"), cut=keep is not None, delay=delay
             )
-        headers.setdefault("content-type", "text/event-stream")
+        framing = get_adapter(api).CAPABILITIES.stream_framing
+        headers.setdefault("content-type", CONTENT_TYPES[framing])
         headers["cache-control"] = "no-cache"
-        chunks = tuple(format_sse([event]).encode("utf-8") for event in events)
+        chunks = tuple(encode_events(framing, events))
         return Reply(wire.status, headers, chunks=chunks, cut=keep is not None, delay=delay)
 
 

@@ -101,7 +101,7 @@ def test_registry_returns_this_module_with_its_constants() -> None:
     module = get_adapter("gemini")
     assert module is adapter
     assert adapter.NAME == "gemini"
-    assert adapter.VERSION == "1"
+    assert adapter.VERSION == "2"
     assert adapter.DEFAULT_BASE_URL == "https://generativelanguage.googleapis.com"
     assert adapter.API_KEY_HEADER == "x-goog-api-key"
     assert adapter.API_KEY_PREFIX == ""

@@ -49,6 +49,8 @@ TERMINAL: dict[str, Callable[[StreamEvent], bool]] = {
     "openai_responses": _typed("response.completed", "response.incomplete", "response.failed"),
     "anthropic": _typed("message_stop", "message_delta"),
     "gemini": _gemini_end,
+    "bedrock_converse": lambda event: event.event == "messageStop",
+    "ollama": lambda event: isinstance(event.data, dict) and event.data.get("done") is True,
 }
 """The events that end a turn (or carry its stop reason) in each wire format."""
 

@@ -1,0 +1,1 @@
+"""Importers: suites and contracts written from other tools' formats and public benchmarks."""
