@@ -1,7 +1,8 @@
 """The three bombs: each makes `fcreplay` exit 2 quickly and in little memory.
 
 Each runs `python -m fcreplay` in a child process whose own peak memory (ru_maxrss
-from wait4) and wall time are measured, so nothing else in the test run counts.
+from wait4, taken by a small launcher) and wall time are measured, so nothing else in
+the test run counts.
 """
 
 from __future__ import annotations
@@ -35,22 +36,30 @@ def gzip_bomb() -> bytes:
     return one * 64
 
 
+_LAUNCHER = (
+    "import os, subprocess, sys\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "_, status, usage = os.wait4(child.pid, 0)\n"
+    "print(usage.ru_maxrss)\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+"""Starts the measured command from a small process: a child forked from a large one
+(the test run itself) reports the parent's memory as its own peak."""
+
+
 def run_measured(*args: str, cwd: Path) -> tuple[int, float, float, str]:
     """Exit code, seconds, peak MB and stderr of `python -m fcreplay ARGS`."""
     start = time.monotonic()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "fcreplay", *args],
+    done = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "fcreplay", *args],
         cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        capture_output=True,
+        text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
     )
-    assert child.stderr is not None
-    with child.stderr:
-        stderr = child.stderr.read().decode()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return child.returncode, time.monotonic() - start, usage.ru_maxrss / 1024, stderr
+    seconds = time.monotonic() - start
+    return done.returncode, seconds, int(done.stdout.strip()) / 1024, done.stderr
 
 
 def assert_refused(tmp_path: Path, path: Path, expected: str) -> None:
