@@ -12,6 +12,7 @@ from fcreplay.record import AttemptRecord
 from fcreplay.runlog import newest_run_log, read_run_log
 
 from .recorded_suite import recorded_copy
+from .records import record_json as base_record_json
 
 
 @pytest.fixture
@@ -103,40 +104,18 @@ def record_json(
     if signature is None and first is not None:
         names = sorted(c["name"] for c in first["calls"])
         signature = [first["kind"], names, str(sorted(str(c["arguments"]) for c in first["calls"]))]
-    return {
-        "schema_version": 1,
-        "run_id": "r",
-        "target": target,
-        "adapter": "openai_chat",
-        "model": "m",
-        "model_reported": "m-2025",
-        "variant": variant,
-        "case_id": case,
-        "attempt": attempt,
-        "elapsed_ms": 0,
-        "request_settings": {
-            "tool_choice": "auto",
-            "forced_tool": None,
-            "parallel_tool_calls": None,
-            "strict": False,
-            "temperature": 0.0,
-            "max_output_tokens": 100,
-            "stream": False,
-            "max_steps": 4,
-        },
-        "request_sha256": None,
-        "adapter_version": "1",
-        "prompt_version": None,
-        "contract_hash": "h",
-        "cases_version": None,
-        "fcreplay_version": "0",
-        "expect": {"kind": "tool_call" if expects_call else "text", "tools": []},
-        "verdict": verdict or ("fail" if findings else "pass"),
-        "signature": signature,
-        "steps": steps,
-        "findings": findings,
-        "transport_error": None,
-    }
+    return base_record_json(
+        target=target,
+        model_reported="m-2025",
+        variant=variant,
+        case_id=case,
+        attempt=attempt,
+        expect={"kind": "tool_call" if expects_call else "text", "tools": []},
+        verdict=verdict or ("fail" if findings else "pass"),
+        signature=signature,
+        steps=steps,
+        findings=findings,
+    )
 
 
 def error_record(**kwargs: Any) -> AttemptRecord:
