@@ -12,6 +12,7 @@ from fcreplay.golden.diff import GoldenDiff, diff_run
 from fcreplay.inputs.suite import Suite
 from fcreplay.render.report import build_report
 from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
+from fcreplay.verdict import failures, verdict
 
 REASONS = {
     "regression": "a golden entry that passed now fails",
@@ -66,8 +67,7 @@ class CheckResult:
     @property
     def failures(self) -> dict[str, int]:
         """The fail-on reasons with a non-zero count."""
-        counts = self.counts()
-        return {reason: counts[reason] for reason in self.fail_on if counts[reason]}
+        return failures(self.counts(), self.fail_on)
 
     @property
     def ok(self) -> bool:
@@ -76,15 +76,10 @@ class CheckResult:
 
     def summary(self) -> str:
         """The one closing line: verdict, what failed, what was seen, what to run next."""
-        failures = self.failures
-        verdict = (
-            "check passed"
-            if not failures
-            else "check FAILED on " + ", ".join(f"{n} {reason}" for reason, n in failures.items())
-        )
+        opening = verdict(self.failures)
         counts = self.counts()
         return (
-            f"{verdict}: {len(self.run.records)} attempts replayed, {counts['drift']} drift, "
+            f"{opening}: {len(self.run.records)} attempts replayed, {counts['drift']} drift, "
             f"{counts['schema']} blocking schema differences, golden {self.golden.summary()}; "
             "run `fcreplay golden diff --format markdown` for details"
         )

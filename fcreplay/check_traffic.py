@@ -32,6 +32,7 @@ from fcreplay.traffic.cassette import load_traffic
 from fcreplay.traffic.judging import LoopProblem, ToolDrift, history_problems, model_exchanges
 from fcreplay.traffic.judging import tool_drifts as declared_drifts
 from fcreplay.traffic.records import Conversation, exchange_records
+from fcreplay.verdict import failures, verdict
 
 REASONS = {
     "schema": "a blocking schema-diff difference in the tools a request sent",
@@ -94,8 +95,7 @@ class TrafficCheckResult:
     @property
     def failures(self) -> dict[str, int]:
         """The fail-on reasons with a non-zero count."""
-        counts = self.counts()
-        return {reason: counts[reason] for reason in self.fail_on if counts[reason]}
+        return failures(self.counts(), self.fail_on)
 
     @property
     def ok(self) -> bool:
@@ -104,16 +104,11 @@ class TrafficCheckResult:
 
     def summary(self) -> str:
         """The one closing line: verdict, what failed, what was seen."""
-        failures = self.failures
-        verdict = (
-            "check passed"
-            if not failures
-            else "check FAILED on " + ", ".join(f"{n} {reason}" for reason, n in failures.items())
-        )
+        opening = verdict(self.failures)
         counts = self.counts()
         golden = f"golden {self.golden.summary()}" if self.golden else "no golden folder given"
         return (
-            f"{verdict}: {len(self.records)} model exchanges in {self.cassettes} cassettes, "
+            f"{opening}: {len(self.records)} model exchanges in {self.cassettes} cassettes, "
             f"{counts['schema']} blocking schema differences, {counts['history']} history "
             f"problems, {counts['failed']} failed, {counts['error']} errors; {golden}"
         )
