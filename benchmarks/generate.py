@@ -265,6 +265,8 @@ def config_toml(
         "# description_changed (documented). A suite with a strict target has to allow them.",
         'schema_diff_allow = ["semantic_change", "description_changed"]',
     ]
+    if inputs is not None:  # the inputs of a cached suite, read from a scratch folder
+        lines.append("allow_outside_project = true")
     for target in TARGETS:
         lines += [
             "",
