@@ -97,7 +97,10 @@ def example_check(scratch: Path, no_cache: bool, runs: int = EXAMPLE_RUNS) -> di
     finally:
         if runs_folder.is_dir():
             for path in set(runs_folder.glob("*")) - before:
-                path.unlink() if path.is_file() else shutil.rmtree(path, ignore_errors=True)
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
     result["seconds"] = result["plain"]["seconds"]
     return result
 

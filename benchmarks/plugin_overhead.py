@@ -3,10 +3,12 @@
 A generated project of N tests (default 200), each sending one chat completion
 (the generated suites' system prompt and 20 tools, about 20 KB) through the
 official `openai` SDK and asserting the tool it called. Four modules, the same
-test body: `test_fcreplay.py` (the `fcreplay` fixture's `httpx_client()`, record
-mode none), `test_vcr.py` (`@pytest.mark.vcr`, pytest-recording's cassettes, record
-mode none), `test_stub.py` (an `httpx2.MockTransport` answering the canned recorded
-body: the SDK without any cassette machinery) and `test_empty.py` (N trivial tests).
+test body, a new client per test: `test_fcreplay.py` (the `fcreplay` fixture's
+`httpx_client()`, record mode none), `test_vcr.py` (`@pytest.mark.vcr`,
+pytest-recording's cassettes, record mode none; its clients share one SSL context,
+so no test loads the CA bundle), `test_stub.py` (an `httpx2.MockTransport`
+answering the canned recorded body: the SDK without any cassette machinery) and
+`test_empty.py` (N trivial tests).
 
 Both tools record their cassettes once, from the simulator running in this
 process, before anything is timed. Each module then runs in its own pytest
@@ -71,11 +73,24 @@ def test_exchange(n: int, fcreplay: Any) -> None:
     + BODY,
     "vcr": HEADER
     + """
+import ssl
+
+try:
+    import httpx2 as http
+except ImportError:
+    import httpx as http
+
+# Once: loading the CA bundle (what a default client does) is not cassette machinery.
+CONTEXT = ssl.create_default_context()
+
 
 @pytest.mark.vcr
 @pytest.mark.parametrize("n", range(len(REQUESTS)))
 def test_exchange(n: int) -> None:
-    client = openai.OpenAI(base_url=ORIGIN + "/v1", api_key="replay", max_retries=0)
+    http_client = http.Client(verify=CONTEXT)
+    client = openai.OpenAI(
+        base_url=ORIGIN + "/v1", api_key="replay", max_retries=0, http_client=http_client
+    )
 """
     + BODY,
     "stub": HEADER

@@ -1,7 +1,7 @@
 """Send one recorded request through the official SDK of its API and return the parsed calls.
 
-Copied into the generated pytest projects of the benchmarks (`sdk_anchor.py`,
-`plugin_overhead.py`); nothing here knows about cassettes. The request is the
+Copied into the generated pytest project of the pytest-recording anchor
+(`sdk_anchor.py`); nothing here knows about cassettes. The request is the
 recorded JSON body: keyword arguments the SDK method knows go as arguments, the
 rest as `extra_body`. Streams are consumed the way the SDK documents (chunks
 accumulated; Anthropic's `messages.stream(...).get_final_message()`). An answer
