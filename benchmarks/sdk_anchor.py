@@ -73,7 +73,8 @@ def test_replays_unit(unit: str, clients: sdk_calls.Clients) -> None:
 
 def _key(folder: Path) -> str:
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    sources = b"".join((HERE / name).read_bytes() for name in ("sdk_calls.py", "sdk_anchor.py"))
+    names = ("sdk_calls.py", "sdk_anchor.py", "calls.py")
+    sources = b"".join((HERE / name).read_bytes() for name in names)
     return f"{manifest['generation_id']}-{ANCHOR_VERSION}-{hashlib.sha256(sources).hexdigest()}"
 
 
