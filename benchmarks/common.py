@@ -166,8 +166,8 @@ def _git(*args: str) -> str:
 
 def features() -> dict[str, bool]:
     """Which of issue 17's CLI features this fcreplay has, from its own help texts."""
-    check_help = _help("check", "--help")
-    top_help = _help("--help")
+    check_help = help_text("check")
+    top_help = help_text()
     return {
         "no_cache": "--no-cache" in check_help,
         "shard": "--shard" in check_help,
@@ -175,8 +175,9 @@ def features() -> dict[str, bool]:
     }
 
 
-def _help(*args: str) -> str:
-    done = subprocess.run(fcreplay(*args), capture_output=True, text=True, check=False)
+def help_text(*command: str) -> str:
+    """What `fcreplay COMMAND --help` prints."""
+    done = subprocess.run(fcreplay(*command, "--help"), capture_output=True, text=True, check=False)
     return done.stdout
 
 

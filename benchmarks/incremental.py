@@ -22,6 +22,7 @@ from typing import Any
 from common import (
     CONFIG,
     fcreplay,
+    help_text,
     link_tree,
     log,
     masked,
@@ -205,31 +206,35 @@ def shard_and_merge(
     tree: Path, scratch: Path, unsharded: CheckRun, features: dict[str, bool]
 ) -> dict[str, Any]:
     """`check --shard K/4` for every K, `fcreplay merge` of their run logs, compared with the
-    unsharded check: verdict (exit code), stdout, run log, and `golden diff` of each log."""
+    unsharded check: verdict (exit code), stdout, run log, and `golden diff` of each log.
+
+    The verdict of the merged log is `fcreplay check --from-run MERGED` when the CLI has
+    that option, else what `merge` itself prints and exits with.
+    """
     if not (features["shard"] and features["merge"]):
         return {"available": False}
     cold_flags = ["--no-cache"] if features["no_cache"] else []
     shards = []
     for k in range(1, SHARDS + 1):
         log(f"incremental {tree.name}: check --shard {k}/{SHARDS} ...")
-        shards.append(
-            run_check(tree, scratch, [*cold_flags, "--shard", f"{k}/{SHARDS}"], keep_log=True)
-        )
+        flags = [*cold_flags, "--shard", f"{k}/{SHARDS}"]
+        shards.append(run_check(tree, scratch, flags, keep_log=True))
     logs = [str(s.log) for s in shards if s.log is not None]
-    help_text = subprocess.run(fcreplay("merge", "--help"), capture_output=True, text=True).stdout
+    merge_help = help_text("merge")
     merged_path = tree / "runs" / "merged-shards.jsonl"
     command = ["merge", *logs]
-    if "--output" in help_text:
-        command += ["--output", str(merged_path)]
-    if "--config" in help_text:
+    out = next((flag for flag in ("--output", "--out") if flag in merge_help), None)
+    if out is not None:
+        command += [out, str(merged_path)]
+    if "--config" in merge_help:
         command += list(CONFIG)
     done = subprocess.run(fcreplay(*command), cwd=tree, capture_output=True, text=True)
-    named = run_log_path(done.stdout, tree)
+    named = run_log_path(done.stdout + done.stderr, tree)
     if not merged_path.is_file() and named is not None:
         merged_path = named
     result: dict[str, Any] = {
         "available": True,
-        "command": "fcreplay " + " ".join(re.sub(r".*/runs/", "runs/", a) for a in command),
+        "command": masked("fcreplay " + " ".join(re.sub(r".*/runs/", "runs/", a) for a in command)),
         "shard_seconds": [s.seconds for s in shards],
         "shard_exit_codes": [s.exit_code for s in shards],
         "merge_exit_code": done.returncode,
@@ -238,18 +243,19 @@ def shard_and_merge(
         result["note"] = "merge wrote no run log: " + (done.stdout + done.stderr)[-1500:]
         result["identical"] = False
         return result
-    merged = CheckRun(
-        0.0,
-        done.returncode,
-        masked(done.stdout),
-        [_digest(r) for r in run_log_records(merged_path)],
-        merged_path,
-    )
+    records = [_digest(r) for r in run_log_records(merged_path)]
+    if "--from-run" in help_text("check"):
+        verdict = run_check(tree, scratch, ["--from-run", str(merged_path)], keep_log=True)
+        result["verdict_command"] = "fcreplay check --from-run MERGED"
+    else:
+        verdict = CheckRun(0.0, done.returncode, masked(done.stdout))
+        result["verdict_command"] = "fcreplay merge"
+    merged = CheckRun(0.0, verdict.exit_code, verdict.stdout, records, merged_path)
     same = compare(unsharded, merged)
     golden = [_golden_diff(tree, path) for path in (unsharded.log, merged_path)]
     result |= same
     # The first line names the run and its log ("replayed run ... (runs/....jsonl)"): a
-    # merge may word it otherwise; everything after it (the report) must be the same.
+    # merged verdict may word it otherwise; the report after it must be the same.
     result["stdout_identical_after_first_line"] = _body(unsharded.stdout) == _body(merged.stdout)
     result["golden_diff_identical"] = golden[0] == golden[1]
     result["identical"] = (
@@ -258,6 +264,9 @@ def shard_and_merge(
         and result["stdout_identical_after_first_line"]
         and result["golden_diff_identical"]
     )
+    if not result["stdout_identical_after_first_line"]:
+        result["stdout_unsharded"] = unsharded.stdout[-2000:]
+        result["stdout_merged"] = merged.stdout[-2000:]
     for path in [*logs, str(merged_path)]:
         Path(path).unlink(missing_ok=True)
     return result

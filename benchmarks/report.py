@@ -109,9 +109,11 @@ def _incremental(results: dict[str, Any]) -> list[str]:
         lines.append(
             f"shards: {', '.join(f'{s:.2f}' for s in shard['shard_seconds'])} s; `"
             f"{shard['command']}` exit {shard['merge_exit_code']}; merged = unsharded: "
-            f"{'yes' if shard['identical'] else 'NO'} (run log "
-            f"{shard.get('run_log_identical')}, stdout {shard.get('stdout_identical')}, "
-            f"golden diff {shard.get('golden_diff_identical')})"
+            f"{'yes' if shard['identical'] else 'NO'} (verdict by {shard.get('verdict_command')}"
+            f": exit code {shard.get('exit_code_identical')}, run log "
+            f"{shard.get('run_log_identical')}, stdout after its first line "
+            f"{shard.get('stdout_identical_after_first_line')}, golden diff "
+            f"{shard.get('golden_diff_identical')})"
         )
     return lines
 
