@@ -95,7 +95,9 @@ def incremental(folder: Path, scratch: Path, features: dict[str, bool]) -> dict[
     each warm output compared with a cold check of the same tree; then shards + merge."""
     tree = scratch / f"tree-{folder.name}"
     shutil.rmtree(tree, ignore_errors=True)
-    link_tree(folder, tree, skip=("vcrpy", "sdk_anchor", "runs"))
+    # Without the harness's own folders, the run logs, and any check cache a run of the
+    # suite left (`.fcreplay/`): the copy starts cold.
+    link_tree(folder, tree, skip=("vcrpy", "sdk_anchor", "runs", ".fcreplay"))
     cache = features["no_cache"]
     cold_flags = ["--no-cache"] if cache else []
     result: dict[str, Any] = {"cache_available": cache, "size": folder.name}
