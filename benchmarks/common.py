@@ -272,14 +272,17 @@ def load_average() -> str:
         return "unknown"
 
 
-def wait_until_idle(limit_seconds: float, threshold: float = 0.15) -> float:
+def wait_until_idle(limit_seconds: float, threshold: float = 0.15, windows: int = 3) -> float:
     """Wait (at most `limit_seconds`) until other processes use under `threshold` of the
-    machine over a 3-second window, before anything is measured; return the last share."""
+    machine in `windows` consecutive 3-second windows, before anything is measured; return
+    the share in the last window."""
     deadline = time.monotonic() + limit_seconds
+    quiet = 0
     while True:
         probe = OtherLoad()
         time.sleep(3)
         share = probe.share()
-        if share < threshold or time.monotonic() > deadline:
+        quiet = quiet + 1 if share < threshold else 0
+        if quiet >= windows or time.monotonic() > deadline:
             return share
         log(f"waiting for a quieter machine: other processes use {share:.0%} of it ...")
