@@ -176,10 +176,16 @@ def _session(project: Path, scratch: Path, name: str, origin: str, *extra: str) 
     passed = re.search(r"(\d+) passed", text)
     return {
         "seconds": measured.seconds,
+        "cpu_seconds": measured.cpu_seconds,
         "exit_code": measured.exit_code,
         "passed": int(passed.group(1)) if passed else 0,
         "tail": text.strip()[-600:] if measured.exit_code else "",
     }
+
+
+def _per_test(seconds: dict[str, float], tests: int) -> dict[str, float]:
+    """(each tool's session - the stub session) / N, in milliseconds."""
+    return {name: (seconds[name] - seconds["stub"]) / tests * 1000 for name in ("fcreplay", "vcr")}
 
 
 def plugin_overhead(scratch: Path, tests: int = TESTS, repeat: int = 3) -> dict[str, Any]:
@@ -205,6 +211,7 @@ def plugin_overhead(scratch: Path, tests: int = TESTS, repeat: int = 3) -> dict[
         result["note"] = "recording failed: " + json.dumps(recorded)[-1500:]
         return result
     walls: dict[str, list[float]] = {name: [] for name in PLUGINS}
+    cpus: dict[str, list[float]] = {name: [] for name in PLUGINS}
     for round_ in range(repeat):
         log(f"plugin overhead: round {round_ + 1}/{repeat} ...")
         for name in PLUGINS:
@@ -213,17 +220,24 @@ def plugin_overhead(scratch: Path, tests: int = TESTS, repeat: int = 3) -> dict[
                 result["note"] = f"{name} session failed: {run['tail']}"
                 return result
             walls[name].append(run["seconds"])
+            cpus[name].append(run["cpu_seconds"])
             shutil.rmtree(project / "runs", ignore_errors=True)  # fcreplay's run log
     median = {name: statistics.median(times) for name, times in walls.items()}
-    per_test = {
-        name: (median[name] - median["stub"]) / tests * 1000 for name in ("fcreplay", "vcr")
-    }
+    per_test = _per_test(median, tests)
+    # The same in CPU seconds of the pytest process: less sensitive to other work on the
+    # machine than the wall (shown beside it, not judged).
+    per_test_cpu = _per_test({n: statistics.median(t) for n, t in cpus.items()}, tests)
     result |= {
         "walls": walls,
+        "cpu_seconds": cpus,
         "median_seconds": median,
         "per_test_ms": per_test,
+        "per_test_cpu_ms": per_test_cpu,
         "pytest_per_test_ms": median["empty"] / tests * 1000,
         "ratio": per_test["fcreplay"] / per_test["vcr"] if per_test["vcr"] > 0 else None,
+        "cpu_ratio": (
+            per_test_cpu["fcreplay"] / per_test_cpu["vcr"] if per_test_cpu["vcr"] > 0 else None
+        ),
         "cassette_bytes": {
             name: sum(p.stat().st_size for p in (project / "cassettes").rglob(f"*{suffix}"))
             for name, suffix in (("fcreplay", ".json"), ("vcr", ".yaml"))

@@ -134,16 +134,20 @@ def _plugin(results: dict[str, Any]) -> list[str]:
     p = results.get("plugin")
     if not p or "median_seconds" not in p:
         return []
-    m, per = p["median_seconds"], p["per_test_ms"]
-    return [
+    m, per, cpu = p["median_seconds"], p["per_test_ms"], p.get("per_test_cpu_ms", {})
+    lines = [
         f"plugin overhead, {p['tests']} tests through the openai SDK (median of {p['repeat']}):",
         "",
-        "| session | wall s | per-test overhead ms (wall - stub) / N |",
-        "|---|---:|---:|",
-        f"| fcreplay plugin | {m['fcreplay']:.2f} | {per['fcreplay']:.2f} |",
-        f"| pytest-recording | {m['vcr']:.2f} | {per['vcr']:.2f} |",
-        f"| stub transport (no cassettes) | {m['stub']:.2f} | - |",
-        f"| {p['tests']} trivial tests | {m['empty']:.2f} | - |",
+        "| session | wall s | per-test overhead ms (wall - stub) / N | the same in CPU ms |",
+        "|---|---:|---:|---:|",
+    ]
+    for key, label in (("fcreplay", "fcreplay plugin"), ("vcr", "pytest-recording")):
+        spent = f"{cpu[key]:.2f}" if key in cpu else "-"
+        lines.append(f"| {label} | {m[key]:.2f} | {per[key]:.2f} | {spent} |")
+    return [
+        *lines,
+        f"| stub transport (no cassettes) | {m['stub']:.2f} | - | - |",
+        f"| {p['tests']} trivial tests | {m['empty']:.2f} | - | - |",
     ]
 
 

@@ -158,6 +158,8 @@ def _plugin(r: dict[str, Any]) -> Verdict:
         return _missing(name, (plugin or {}).get("note", "")[:200])
     per = plugin["per_test_ms"]
     text = f"{plugin['ratio']:.2f}× ({per['fcreplay']:.2f} ms / {per['vcr']:.2f} ms per test)"
+    if plugin.get("cpu_ratio") is not None:
+        text += f"; in CPU time {plugin['cpu_ratio']:.2f}×"
     return _judge(name, plugin["ratio"], text, plugin["ratio"] <= 0.5)
 
 
