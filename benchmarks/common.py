@@ -111,6 +111,7 @@ def machine() -> dict[str, Any]:
 
     return {
         "fcreplay_commit": commit(),
+        "harness_commit": harness_commit(),
         "nproc": os.cpu_count(),
         "cpu": model,
         "memory_gib": _memory_gib(),
@@ -145,13 +146,22 @@ def _versions(*names: str) -> dict[str, str | None]:
 
 
 def commit() -> str | None:
-    """The repository's HEAD (read only), "+changes" when fcreplay/ differs from it."""
+    """The last commit that changed fcreplay/ (read only), "+changes" when the working tree
+    differs from it: the code measured, whatever the harness's own commits."""
     try:
-        head = _git("rev-parse", "--short", "HEAD")
+        last = _git("log", "-1", "--format=%h", "--", "fcreplay")
         changes = _git("status", "--porcelain", "--", "fcreplay")
     except (OSError, subprocess.CalledProcessError):
         return None
-    return head + ("+changes" if changes else "")
+    return last + ("+changes" if changes else "")
+
+
+def harness_commit() -> str | None:
+    """The repository's HEAD: the harness that measured."""
+    try:
+        return _git("rev-parse", "--short", "HEAD")
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def _git(*args: str) -> str:

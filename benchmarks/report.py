@@ -40,7 +40,8 @@ def _machine(results: dict[str, Any]) -> str:
     have = ", ".join(f"{k.replace('_', '-')} {'yes' if v else 'no'}" for k, v in f.items())
     return (
         f"machine: {m['nproc']} CPUs, {m['cpu']}, {m['memory_gib']} GiB, Python {m['python']} "
-        f"(PyYAML with libyaml: {m['pyyaml_libyaml']}); fcreplay at {m['fcreplay_commit']}; "
+        f"(PyYAML with libyaml: {m['pyyaml_libyaml']}); fcreplay code of {m['fcreplay_commit']} "
+        f"(harness {m.get('harness_commit')}); "
         f"CLI features: {have}; load average at start {m['load_start']}, "
         f"other processes' CPU use before start {m['busy_before']:.0%} of the machine"
     )
