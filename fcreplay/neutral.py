@@ -9,6 +9,11 @@ from typing import Any, Literal
 
 from fcreplay.canonical import sorted_json
 
+SIMULATED_LATENCY_HEADER = "x-fcreplay-simulated-latency-ms"
+"""Response header of fcreplay's own simulator: the latency it simulates. A recording
+takes it instead of the loopback round trip, which says nothing and would make every
+re-recording of a synthetic suite differ."""
+
 Role = Literal["system", "user", "assistant"]
 ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]
 
@@ -120,6 +125,8 @@ class WireResponse:
     """Parsed JSON, text, bytes that are not text (binary protocols), or None for streams."""
     events: tuple[StreamEvent, ...] | None = None
     """SSE events (or the elements of Gemini's JSON-array stream); None when not a stream."""
+    latency_ms: int | None = field(default=None, compare=False)
+    """How long the provider took to answer, as measured when it was recorded."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,9 @@
-"""The run log: one JSON line per attempt record, appended and fsynced as each attempt ends."""
+"""The run log: one JSON line per attempt record, appended and fsynced as each attempt ends.
+
+Its last line is a run-end record saying whether the run finished (and, when it
+stopped early, why): a log without one was killed, or is still being written.
+Commands that pick the newest run skip unfinished ones and say so.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +14,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from fcreplay.atomic import write_text_atomically
 from fcreplay.errors import InputError
-from fcreplay.record import AttemptKey, AttemptRecord, RecordShapeError
+from fcreplay.record import SCHEMA_VERSION, AttemptKey, AttemptRecord, RecordShapeError
+
+RUN_END_KEY = "run_end"
+"""The key that tells the run-end record from an attempt record."""
+_TAIL_BYTES = 8192
+"""How much of a log's end is read to find its run-end record (which is short)."""
 
 
 def new_run_id(mode: str) -> str:
@@ -24,6 +34,85 @@ def new_run_id(mode: str) -> str:
 
 
 @dataclass(frozen=True)
+class RunScope:
+    """What a run was asked to run: its selections (empty: everything configured)."""
+
+    targets: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+    case_ids: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, list[str]]:
+        """The scope as written in the run-end record."""
+        return {
+            "targets": list(self.targets),
+            "variants": list(self.variants),
+            "cases": list(self.case_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> RunScope:
+        """Read a scope; anything else is the whole suite."""
+        if not isinstance(data, dict):
+            return cls()
+        return cls(
+            tuple(map(str, data.get("targets", ()))),
+            tuple(map(str, data.get("variants", ()))),
+            tuple(map(str, data.get("cases", ()))),
+        )
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """The last line of a run log: whether the run finished, and what it ran."""
+
+    run_id: str
+    mode: str
+    """"record" or "replay"."""
+    finished: bool
+    attempts: int
+    """Attempt records in the log."""
+    reason: str | None = None
+    """Why an unfinished run stopped (interrupted, an input error)."""
+    scope: RunScope = RunScope()
+
+    def to_json(self) -> dict[str, Any]:
+        """The run-end line's object."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "run_id": self.run_id,
+            RUN_END_KEY: {
+                "mode": self.mode,
+                "finished": self.finished,
+                "attempts": self.attempts,
+                "reason": self.reason,
+                "scope": self.scope.to_json(),
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunEnd:
+        """Read a run-end line's object; RecordShapeError when it is not one."""
+        end = data.get(RUN_END_KEY)
+        if not isinstance(end, dict) or not isinstance(data.get("run_id"), str):
+            raise RecordShapeError("not a run-end record")
+        return cls(
+            run_id=data["run_id"],
+            mode=str(end.get("mode", "")),
+            finished=end.get("finished") is True,
+            attempts=int(end.get("attempts", 0)),
+            reason=None if end.get("reason") is None else str(end["reason"]),
+            scope=RunScope.from_json(end.get("scope")),
+        )
+
+    @property
+    def state(self) -> str:
+        """How the run ended, in words."""
+        if self.finished:
+            return f"finished ({self.attempts} attempts)"
+        return f"stopped after {self.attempts} attempts: {self.reason or 'unknown reason'}"
+
+
+@dataclass(frozen=True)
 class RunLogContents:
     """The complete records of a run log, and what was wrong with its tail, if anything."""
 
@@ -31,9 +120,16 @@ class RunLogContents:
     torn_line: int | None = None
     """Line number of an incomplete last line (a write cut short), which was ignored."""
     complete_bytes: int = 0
-    """Length of the file up to the end of the last complete record."""
+    """Length of the file up to the end of the last complete attempt record."""
     spans: tuple[tuple[int, int], ...] = ()
     """Byte range of each record's line, newline included, parallel to `records`."""
+    end: RunEnd | None = None
+    """The run-end record; None when the run never wrote one (killed, or still running)."""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run says it finished."""
+        return self.end is not None and self.end.finished
 
 
 def read_run_log(path: Path) -> RunLogContents:
@@ -49,6 +145,7 @@ def read_run_log(path: Path) -> RunLogContents:
     *complete, tail = data.split(b"\n")
     records: list[AttemptRecord] = []
     spans: list[tuple[int, int]] = []
+    end: RunEnd | None = None
     start = 0
     for number, raw in enumerate(complete, start=1):
         line: object
@@ -58,21 +155,47 @@ def read_run_log(path: Path) -> RunLogContents:
             line = None
         if not isinstance(line, dict):
             raise InputError.at(path, number, "not a JSON object; the run log is damaged")
+        if end is not None:
+            raise InputError.at(
+                path, number - 1, "a run-end record before the last line; the run log is damaged"
+            )
         try:
-            records.append(AttemptRecord.from_json(line))
+            if RUN_END_KEY in line:
+                end = RunEnd.from_json(line)
+            else:
+                records.append(AttemptRecord.from_json(line))
+                spans.append((start, start + len(raw) + 1))
         except RecordShapeError as exc:
             raise InputError.at(
                 path, number, f"not an attempt record: {exc}; the run log is damaged"
             ) from None
-        spans.append((start, start + len(raw) + 1))
         start += len(raw) + 1
     # Records always end with a newline, so anything after the last one is a torn write.
     return RunLogContents(
         tuple(records),
         torn_line=len(complete) + 1 if tail else None,
-        complete_bytes=len(data) - len(tail),
+        complete_bytes=spans[-1][1] if spans else 0,
         spans=tuple(spans),
+        end=end,
     )
+
+
+def read_run_end(path: Path) -> RunEnd | None:
+    """The run-end record of a log, reading only its end; None when it has none."""
+    with path.open("rb") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        stream.seek(max(0, size - _TAIL_BYTES))
+        tail = stream.read()
+    if not tail.endswith(b"\n"):
+        return None
+    last = tail[:-1].rsplit(b"\n", 1)[-1]
+    if RUN_END_KEY.encode() not in last:
+        return None
+    try:
+        line = json.loads(last)
+        return RunEnd.from_json(line) if isinstance(line, dict) else None
+    except (ValueError, RecordShapeError):
+        return None  # a long record cut by the tail window, or damage: not a run end
 
 
 class RunLogWriter:
@@ -117,6 +240,12 @@ class RunLogWriter:
         if self._durable:  # a crashed machine keeps only what was synced
             os.fsync(self._stream.fileno())
 
+    def stop(self, end: RunEnd) -> None:
+        """Append the run-end record of a run that stops early, durably."""
+        self._stream.write(run_end_line(end).encode())
+        self._stream.flush()
+        os.fsync(self._stream.fileno())
+
     def close(self) -> None:
         """Close the file."""
         self._stream.close()
@@ -129,20 +258,25 @@ class RunLogWriter:
 
 
 def rewrite_in_order(
-    path: Path, spans: dict[AttemptKey, tuple[int, int]], order: Iterable[AttemptKey]
+    path: Path,
+    spans: dict[AttemptKey, tuple[int, int]],
+    order: Iterable[AttemptKey],
+    end: RunEnd | None = None,
 ) -> None:
     """Rewrite a finished run log in plan order, atomically (temp file + rename).
 
     Attempts are appended in completion order, which concurrency makes
     arbitrary; a finished log is put back in a stable order for readers and
-    diffs. Lines are moved as bytes, never parsed again.
+    diffs, its run-end record (when given) last. Lines are moved as bytes, never
+    parsed again.
     """
     data = path.read_bytes()
     listed = [key for key in order if key in spans]
     planned = set(listed)
     rest = sorted(span for key, span in spans.items() if key not in planned)
     pieces = [data[start:end] for start, end in [spans[key] for key in listed] + rest]
-    write_text_atomically(path, b"".join(pieces).decode("utf-8"))
+    trailer = b"" if end is None else run_end_line(end).encode()
+    write_text_atomically(path, (b"".join(pieces) + trailer).decode("utf-8"))
 
 
 def run_log_path(runs: Path, run_id: str) -> Path:
@@ -158,6 +292,46 @@ def newest_run_log(runs: Path) -> Path:
             runs, None, "no run logs yet; run `fcreplay replay` or `fcreplay record` first"
         )
     return logs[-1]
+
+
+@dataclass(frozen=True)
+class ChosenRun:
+    """The newest finished run of the wanted mode, and the newer logs passed over."""
+
+    path: Path
+    end: RunEnd
+    unfinished: tuple[tuple[Path, RunEnd | None], ...]
+    """Newer logs skipped because they did not finish (with their run-end, if any)."""
+    other_mode: int
+    """Newer finished logs skipped because they are of another mode."""
+
+
+def newest_finished_run(runs: Path, mode: str | None = None) -> ChosenRun:
+    """The most recent run that finished (and is of `mode`, when given).
+
+    An InputError says what to run when there is none, and names the unfinished
+    logs it passed over.
+    """
+    logs = sorted(runs.glob("*.jsonl"), reverse=True) if runs.is_dir() else []
+    unfinished: list[tuple[Path, RunEnd | None]] = []
+    other_mode = 0
+    for log in logs:
+        end = read_run_end(log)
+        if end is None or not end.finished:
+            unfinished.append((log, end))
+        elif mode is not None and end.mode != mode:
+            other_mode += 1
+        else:
+            return ChosenRun(log, end, tuple(unfinished), other_mode)
+    kind = f"finished {mode} run" if mode else "finished run"
+    command = "fcreplay record" if mode == "record" else "fcreplay replay` or `fcreplay record"
+    skipped = f" ({len(unfinished)} unfinished skipped; name one with --run)" if unfinished else ""
+    raise InputError.at(runs, None, f"no {kind} log{skipped}; run `{command}` first")
+
+
+def run_end_line(end: RunEnd) -> str:
+    """The run-end record as its run-log line, newline included."""
+    return json.dumps(end.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def record_line(record: AttemptRecord) -> str:

@@ -133,11 +133,14 @@ def test_an_edited_argument_fails_check_and_the_markdown_names_it(
     )
     assert code == 1
     summary, *_ = markdown.splitlines()
-    assert summary.startswith("**fcreplay golden diff** (1 regression, 0 fix")
-    assert "### careful" in markdown
-    assert "| lookup | auto | **regression** |" in markdown
+    assert summary.startswith("**fcreplay golden diff** (1 regression; 27 unchanged)")
+    assert "### Regressions: 1 entry in 1 cases" in markdown
+    assert "| lookup | auto × careful | pass · get_order" in markdown
     assert '| `/calls/0/arguments/order_id` | `"ORD-123456"` | `"ORD-123457"` |' in markdown
-    assert "<details><summary>careful/auto/lookup: regression</summary>" in markdown
+    assert "<details><summary><b>lookup</b>: regression in 1 entry</summary>" in markdown
+    # The new finding comes with its evidence: the call's arguments and the cassette.
+    assert '  - call: `get_order {"order_id":"ORD-123457"}`' in markdown
+    assert "cassettes/careful/auto/lookup.json`" in markdown
 
 
 def test_check_prints_the_figures_the_report_recomputes_from_its_run_log(
@@ -203,9 +206,12 @@ def test_a_missing_cassette_is_drift(
     (recorded / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
     code, out, _ = cli(recorded, capsys, "check")
     assert code == 1
-    assert "check FAILED on 1 regression, 2 drift" in out
-    assert "drift: hasty/reversed/lookup #1: no cassette" in out
-    assert "golden regression: hasty/reversed/lookup" in out  # pass, now error
+    first, *_ = out.splitlines()
+    command = "fcreplay record --target hasty --variant reversed --case lookup"
+    assert first == f"stale: 1 unit, there is no recording; re-record it with: {command}"
+    assert "check FAILED on 1 stale, 2 drift" in out
+    assert "drift: hasty/reversed/lookup (2 attempts): no cassette" in out
+    assert "golden regression" not in out  # a missing recording says nothing of the model
 
 
 def test_the_documented_ci_workflow_runs_check_and_comments_the_markdown() -> None:

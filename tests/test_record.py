@@ -21,7 +21,9 @@ def replayed_lines(suite_dir: Path, cassettes: Path) -> list[str]:
     suite = load_suite(suite_dir / "fcreplay.toml")
     cases = ("direct_lookup", "lookup_not_found", "two_orders_parallel", "quote_comma_decimal")
     result = replay(suite, ReplayOptions(cassettes_dir=cassettes, case_ids=cases))
-    return result.log_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    *lines, end = result.log_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert json.loads(end)["run_end"]["finished"] is True
+    return lines
 
 
 def test_every_logged_line_reads_back_and_writes_the_same_bytes(suite_dir: Path) -> None:

@@ -148,7 +148,7 @@ def test_replay_after_an_adapter_change_shows_the_drift_path(
     assert "request drift" in err
     assert "quote_delivery.json" not in err  # the cassette is named after the case
     assert "quote_complete.json interaction 0" in err
-    assert "/tools/1/function/parameters/required" in err
+    assert 'parameters of tool quote_delivery at /required: recorded ["origin"' in err
     assert 'recorded ["origin", "destination", "weight_kg", "service"], now (missing)' in err
 
 

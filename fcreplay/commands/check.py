@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from fcreplay.commands.options import config_option, jobs_option
+from fcreplay.commands.running import problem_lines
 
 MAX_SHOWN = 20
-"""Golden differences listed in the output; the rest are in `fcreplay golden diff`."""
+"""Drifted units and golden differences listed; the rest are counted, with where to look."""
 
 
 def _fail_on(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
@@ -23,11 +24,11 @@ def _fail_on(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 @config_option
 @click.option(
     "--fail-on",
-    default="regression,drift,schema,missing,new",
+    default="stale,regression,drift,schema,missing,new",
     show_default=True,
     callback=_fail_on,
-    help="Comma-separated reasons to fail on: regression, drift, schema, missing, new, "
-    "unsafe, flaky, changed.",
+    help="Comma-separated reasons to fail on: stale, regression, drift, schema, missing, "
+    "new, unsafe, flaky, changed.",
 )
 @jobs_option
 def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None) -> bool:
@@ -44,14 +45,22 @@ def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None)
 
     suite = load_suite(config_path)
     result = run_check(suite, fail_on=fail_on, processes=jobs)
+    headline = result.headline()
+    if headline is not None:
+        click.echo(headline)
     click.echo(f"replayed run {result.run.run_id} ({result.run.log_path})")
     click.echo(render_text(result.report), nl=False)
-    for record in result.run.problems[:MAX_SHOWN]:
-        click.echo(f"drift: {record.unit} #{record.attempt}: {record.problem}")
+    for line in problem_lines(result.run, MAX_SHOWN):
+        click.echo(line)
     if result.schema.blocking:
         click.echo(render(result.schema, "text"), nl=False)
-    shown = [d for d in result.golden.diffs if d.kind in fail_on][:MAX_SHOWN]
-    for diff in shown:
+    failing = [d for d in result.golden.diffs if d.kind in fail_on and d.kind != "stale"]
+    for diff in failing[:MAX_SHOWN]:
         click.echo(f"golden {diff.kind}: {diff.label}")
+    if len(failing) > MAX_SHOWN:
+        click.echo(
+            f"… and {len(failing) - MAX_SHOWN} more golden differences "
+            "(`fcreplay golden diff` lists them all)"
+        )
     click.echo(result.summary())
     return result.ok

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from fcreplay.commands.options import config_option
 
+if TYPE_CHECKING:
+    from fcreplay.golden.diff import GoldenDiff
+
 _LISTED = 10
 """Entries listed by name per golden file; a first baseline would list hundreds."""
 
-_RUN_HELP = "Run id or run log path (default: the newest run)."
+_RUN_HELP = "Run id or run log path (default: the newest finished run)."
 
 
 @click.group("golden")
@@ -33,39 +38,89 @@ def command() -> None:
     type=click.Path(dir_okay=False, path_type=str),
     help="Write to this file instead of standard output.",
 )
-def diff(config_path: str | None, run: str | None, output_format: str, output: str | None) -> bool:
+@click.option(
+    "--max-chars",
+    type=click.IntRange(2000),
+    default=60_000,
+    show_default=True,
+    help="markdown: the most characters written (a GitHub comment holds 65,536); what "
+    "does not fit is summarised with counts.",
+)
+@click.option(
+    "--full-output",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="markdown: also write the whole diff, without the cap, to this file; the capped "
+    "one points to it.",
+)
+def diff(
+    config_path: str | None,
+    run: str | None,
+    output_format: str,
+    output: str | None,
+    max_chars: int,
+    full_output: str | None,
+) -> bool:
     """Compare a run with the golden baselines, case by case and variant by variant.
 
-    Each differing entry is classed regression, fix, changed, flaky, new or
-    missing, with argument-level differences. Exit 1 when anything differs.
+    Each differing entry is classed regression, fix, flaky, changed, stale (the
+    recording is out of date: re-record it), new or missing, with argument-level
+    differences and the evidence of new findings. Exit 1 when anything differs.
     """
-    from fcreplay.atomic import write_text_atomically
     from fcreplay.commands.runarg import read_run
     from fcreplay.golden.diff import diff_run
     from fcreplay.inputs.config import load_config
-    from fcreplay.render.golden import render
 
-    _, records = read_run(run, config_path)
-    result = diff_run(records, load_config(config_path).golden)
-    text = render(result, output_format)
+    chosen = read_run(run, config_path)
+    scope = chosen.end.scope if chosen.end is not None else None
+    result = diff_run(chosen.records, load_config(config_path).golden, scope=scope)
+    write_diff(result, output_format, output, max_chars=max_chars, full_output=full_output)
+    return result.clean
+
+
+def write_diff(
+    result: GoldenDiff,
+    output_format: str,
+    output: str | None,
+    *,
+    max_chars: int,
+    full_output: str | None,
+) -> None:
+    """Write a decision diff in a format to a file or standard output (golden and run diffs)."""
+    from fcreplay.atomic import write_text_atomically
+    from fcreplay.render.golden import render
+    from fcreplay.render.golden_markdown import render_markdown
+
+    if output_format == "markdown":
+        text = render_markdown(result, max_chars=max_chars, full_report=full_output)
+        if full_output:
+            write_text_atomically(full_output, render_markdown(result, max_chars=None))
+    else:
+        text = render(result, output_format)
     if output:
         write_text_atomically(output, text)
-        click.echo(f"golden diff written to {output}: {result.summary()}")
+        click.echo(f"diff written to {output}: {result.summary()}")
     else:
         click.echo(text, nl=False)
-    return result.clean
 
 
 @command.command("update")
 @config_option
-@click.option("--run", metavar="RUN", help=_RUN_HELP)
+@click.option(
+    "--run", metavar="RUN", help="Run id or run log path (default: the newest finished record run)."
+)
 @click.option("--target", "targets", multiple=True, metavar="NAME", help="Only this target.")
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Only this case.")
 @click.option("--reason", required=True, help="Why the baseline changes (kept in provenance).")
 @click.option(
     "--prune",
     is_flag=True,
-    help="Also delete selected entries that the run has no attempt for.",
+    help="Also delete selected entries that the run has no attempt for (within what the "
+    "run was asked to run).",
+)
+@click.option(
+    "--allow-errors",
+    is_flag=True,
+    help="Also accept entries whose attempts errored or got no decision.",
 )
 def update(
     config_path: str | None,
@@ -74,17 +129,25 @@ def update(
     case_ids: tuple[str, ...],
     reason: str,
     prune: bool,
+    allow_errors: bool,
 ) -> bool:
     """Set golden entries from a run; entries that did not change stay byte-identical.
 
-    Only the selected targets and cases change (default: all in the run).
+    Only the selected targets and cases change (default: all in the run). Entries
+    whose attempts drifted are refused (re-record them first), and so are entries
+    whose attempts errored or got no decision unless --allow-errors; when any is
+    refused, no golden file changes and the exit code is 1.
     """
     from fcreplay.commands.runarg import read_run
     from fcreplay.errors import InputError
-    from fcreplay.golden.store import update_golden
+    from fcreplay.golden.diff import in_scope
+    from fcreplay.golden.store import refusals, update_golden
     from fcreplay.inputs.config import load_config
 
-    path, records = read_run(run, config_path)
+    if not reason.strip():
+        raise click.BadParameter("must say why", param_hint="--reason")
+    chosen = read_run(run, config_path, mode="record", what="golden update")
+    path, records = chosen.path, chosen.records
     for option, wanted, present in (
         ("--target", targets, {r.target for r in records}),
         ("--case", case_ids, {r.case_id for r in records}),
@@ -94,8 +157,21 @@ def update(
             raise InputError.at(
                 path, None, f"{option} {unknown[0]!r}: the run has no attempt for it"
             )
-    if not reason.strip():
-        raise click.BadParameter("must say why", param_hint="--reason")
+    refused = refusals(records, targets=targets, case_ids=case_ids, allow_errors=allow_errors)
+    if refused:
+        for unit, why in refused[:_LISTED]:
+            click.echo(f"  refused {unit}: {why}", err=True)
+        if len(refused) > _LISTED:
+            click.echo(f"  ... and {len(refused) - _LISTED} more", err=True)
+        click.echo(
+            f"golden update: nothing changed; {len(refused)} selected "
+            f"{'entry was' if len(refused) == 1 else 'entries were'} refused from run "
+            f"{path.stem} (re-record them, pick others with --case/--target, or accept "
+            "errors with --allow-errors)",
+            err=True,
+        )
+        return False
+    scope = chosen.end.scope if chosen.end is not None else None
     results = update_golden(
         load_config(config_path).golden,
         records,
@@ -103,6 +179,7 @@ def update(
         targets=targets,
         case_ids=case_ids,
         prune=prune,
+        in_scope=lambda key: in_scope(key, scope),
     )
     for result in results:
         removed = f", {len(result.removed)} removed" if result.removed else ""

@@ -37,7 +37,8 @@ def command(
     from fcreplay.commands.runarg import read_run
     from fcreplay.render.report import render
 
-    path, records = read_run(run, config_path)
+    chosen = read_run(run, config_path)
+    path, records = chosen.path, chosen.records
     text = render(records, output_format)
     if output:
         write_text_atomically(output, text)

@@ -9,6 +9,7 @@ import click
 
 if TYPE_CHECKING:
     from fcreplay.engine.runner import RunResult
+    from fcreplay.record import AttemptRecord
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -70,4 +71,42 @@ def summarize(result: RunResult) -> list[str]:
     if result.skipped:
         lines.append(f"  {result.skipped} attempts were already logged and were skipped")
     lines.append(f"run log: {result.log_path}")
+    return lines
+
+
+def problem_lines(result: RunResult, limit: int = 20) -> list[str]:
+    """The units that could not be replayed faithfully, one line each (first `limit`),
+    the drift of the first unit of each kind shown change by change, and how many more."""
+    from fcreplay.engine.drift import drift_summary
+    from fcreplay.render.drift import show_change
+
+    units: dict[str, list[AttemptRecord]] = {}
+    for record in result.problems:
+        units.setdefault(record.unit, []).append(record)
+    lines: list[str] = []
+    explained: set[tuple[str | None, ...]] = set()
+    for unit, records in list(units.items())[:limit]:
+        first = records[0]
+        count = f" ({len(records)} attempts)" if len(records) > 1 else ""
+        drift = first.drift
+        changes = drift.changes or () if drift is not None else ()
+        kind = tuple(change.label or change.path for change in changes)
+        if changes and kind in explained:
+            # The same change as a unit above: say what, not again how.
+            lines.append(f"drift: {unit}{count}: {drift_summary(changes)} changed, as above")
+            continue
+        lines.append(f"drift: {unit}{count}: {first.problem}")
+        if changes:
+            explained.add(kind)
+            for change in changes[:3]:
+                lines += [f"    {line}" for line in show_change(change)]
+            if len(changes) > 3:
+                lines.append(f"    … and {len(changes) - 3} more changes")
+    if len(units) > limit:
+        rest = list(units)[limit]
+        target, variant, case = rest.split("/", 2)
+        lines.append(
+            f"… and {len(units) - limit} more units (see {result.log_path} or "
+            f"`fcreplay replay --target {target} --variant {variant} --case {case}`)"
+        )
     return lines

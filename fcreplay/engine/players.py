@@ -19,7 +19,13 @@ from fcreplay.canonical import same_value
 from fcreplay.cassettes.interactions import Interaction, RecordedRequest
 from fcreplay.cassettes.redaction import scrub_headers, scrub_url
 from fcreplay.cassettes.unit import PlacedInteraction
-from fcreplay.neutral import RoundTrip, TransportError, WireRequest, WireResponse
+from fcreplay.neutral import (
+    SIMULATED_LATENCY_HEADER,
+    RoundTrip,
+    TransportError,
+    WireRequest,
+    WireResponse,
+)
 from fcreplay.record import Aborted
 from fcreplay.structdiff import Difference, differences
 
@@ -31,6 +37,11 @@ class Mismatch:
     message: str
     changes: tuple[Difference, ...]
     """Every difference in the body; empty when the method or path already differ."""
+    where: str = ""
+    """`<cassette> interaction N (step S)`: the recording that no longer matches."""
+    recorded_body: Any = None
+    sent_body: Any = None
+    """The two bodies, for describing the drift in the suite's own terms."""
 
 
 Answer = WireResponse | Mismatch | Aborted
@@ -71,11 +82,12 @@ class LivePlayer:
         self.recorded: list[PlacedInteraction] = []
 
     def answer(self, request: WireRequest, *, step: int) -> Answer:
+        started = time.monotonic()
         try:
             sent = self._transport.send(request)
         except TransportError as exc:
             return Aborted(exc.kind, str(exc))
-        response = sent.response
+        response = replace(sent.response, latency_ms=_latency(sent.response, started))
         interaction = Interaction(
             RecordedRequest(
                 sent.method,
@@ -86,7 +98,9 @@ class LivePlayer:
             replace(response, headers=scrub_headers(response.headers)),
         )
         self.recorded.append(
-            PlacedInteraction(self._attempt, step, interaction, request.body_sha256)
+            PlacedInteraction(
+                self._attempt, step, interaction, request.body_sha256, response.latency_ms
+            )
         )
         return response
 
@@ -133,8 +147,15 @@ class ReplayPlayer:
                 f"request drift at {where}: the body differs at {shown}"
                 + (f" and {len(changes) - 5} more" if len(changes) > 5 else ""),
                 tuple(changes),
+                where,
+                recorded.body,
+                request.body,
             )
-        return placed.interaction.response
+        # The latency is the recorded one: a replay reports what recording measured.
+        response = placed.interaction.response
+        if placed.latency_ms is None:
+            return response
+        return replace(response, latency_ms=placed.latency_ms)
 
     def pause(self, seconds: float) -> None:
         """Replay never waits: the recorded retry already happened."""
@@ -180,6 +201,13 @@ class MissingCassettePlayer:
 
     def pause(self, seconds: float) -> None:
         """Nothing to wait for."""
+
+
+def _latency(response: WireResponse, started: float) -> int:
+    declared = response.headers.get(SIMULATED_LATENCY_HEADER)
+    if declared is not None and declared.isdigit():
+        return int(declared)
+    return round((time.monotonic() - started) * 1000)
 
 
 def _same_request(placed: PlacedInteraction, request: WireRequest) -> bool:

@@ -21,6 +21,7 @@ from fcreplay.cassettes.redaction import refuse_leaks
 from fcreplay.cassettes.store import CassetteMeta
 from fcreplay.cassettes.unit import UnitCassette
 from fcreplay.engine.attempt import run_attempt
+from fcreplay.engine.fingerprints import unit_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
 from fcreplay.engine.players import Player, Transport
 from fcreplay.engine.progress import Progress
@@ -28,7 +29,9 @@ from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runlog import (
+    RunEnd,
     RunLogWriter,
+    RunScope,
     new_run_id,
     read_run_log,
     record_line,
@@ -90,11 +93,18 @@ class RunResult:
     skipped: int = 0
     """Attempts already in the log when resuming."""
     notes: tuple[str, ...] = field(default=())
+    """What the user was told along the way (a torn log line, a cassette kept)."""
+    scope: RunScope = field(default_factory=RunScope)
 
     @property
     def problems(self) -> list[AttemptRecord]:
         """Attempts that could not be replayed faithfully: drift or a missing recording."""
         return [r for r in self.records if r.drift is not None or r.replay_miss]
+
+    @property
+    def errors(self) -> list[AttemptRecord]:
+        """Attempts that got no decision to judge (transport or provider errors)."""
+        return [r for r in self.records if r.transport_error is not None]
 
 
 def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = None) -> RunResult:
@@ -153,10 +163,17 @@ def _run(
     notes: list[str] = []
     if options.resume:
         contents = read_run_log(log_path)
-        done = {r.key for r in contents.records}
-        spans = {r.key: span for r, span in zip(contents.records, contents.spans, strict=True)}
+        # An attempt that got no answer is not done: resuming sends it again.
+        kept = [
+            (r, span)
+            for r, span in zip(contents.records, contents.spans, strict=True)
+            if r.verdict != "error"
+        ]
+        done = {r.key for r, _ in kept}
+        spans = {r.key: span for r, span in kept}
+        if contents.torn_line is not None or contents.end is not None:
+            truncate_to = contents.complete_bytes  # the torn line and the run-end go
         if contents.torn_line is not None:
-            truncate_to = contents.complete_bytes
             notes.append(
                 f"{log_path}:{contents.torn_line}: incomplete last record (the run was "
                 "interrupted while writing it); ignored, that attempt runs again"
@@ -170,14 +187,24 @@ def _run(
         adapters,
         source,
         reads_disk=source.reads_cassettes(resuming=options.resume is not None),
+        resuming=options.resume is not None,
     )
     todo = sum(1 for key in order if key not in done)
     progress = progress or Progress(todo)
     progress.total = todo
     for note in notes:
         progress.note(note)
+
+    def remark(text: str) -> None:
+        notes.append(text)
+        progress.note(text)
+
+    run.note = remark
+    if source.label == "record":
+        run.on_retry = progress.note
     lock = threading.Lock()
     records: list[AttemptRecord] = []
+    scope = RunScope(options.targets, options.variants, options.case_ids)
     writer = RunLogWriter(log_path, truncate_to=truncate_to, durable=source.durable, spans=spans)
     with writer:
 
@@ -198,13 +225,26 @@ def _run(
             else:
                 for unit in units:
                     run.run_unit(unit, emit)
+        except BaseException as exc:
+            # The log says it is unfinished, so nobody takes it for a whole run.
+            reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else _first_line(exc)
+            writer.stop(RunEnd(run_id, source.label, False, len(writer.spans), reason, scope))
+            raise
         finally:
             progress.finish()
             source.close()
-    rewrite_in_order(log_path, writer.spans, order)
+    end = RunEnd(run_id, source.label, True, len(writer.spans), None, scope)
+    rewrite_in_order(log_path, writer.spans, order, end)
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[r.key])
-    return RunResult(run_id, log_path, tuple(records), skipped=len(done), notes=tuple(notes))
+    return RunResult(
+        run_id, log_path, tuple(records), skipped=len(done), notes=tuple(notes), scope=scope
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 Emit = Callable[[AttemptRecord], None]
@@ -222,20 +262,34 @@ class _Run:
     adapters: dict[str, ClientAdapter]
     source: Source
     reads_disk: bool
+    resuming: bool = False
+    note: Callable[[str], None] | None = None
+    """Where a unit's closing remark goes (a cassette kept, for instance)."""
+    on_retry: Callable[[str], None] | None = None
+    """Told of every retry while recording (replay never waits, so never says)."""
 
     def run_unit(self, unit: Unit, emit: Emit) -> None:
         """Run the attempts of one unit not already done, emitting each record."""
         repetitions = self.suite.config.repetitions
         adapter = self.adapters[unit.target.adapter]
-        meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
+        fingerprint = unit_fingerprint(self.suite, unit, adapter)
+        meta = CassetteMeta(
+            unit.target.name, adapter.NAME, unit.variant, unit.case.id, recorded_with=fingerprint
+        )
         path = unit.cassette_path(self.cassettes)
-        cassette = UnitCassette.load(path, meta) if self.reads_disk else UnitCassette(path, meta)
+        cassette = (
+            UnitCassette.load(path, meta, staged=self.resuming)
+            if self.reads_disk
+            else UnitCassette(path, meta)
+        )
+        on_disk = cassette.cassette.meta if cassette.cassette is not None else None
         finished = [
             n
             for n in range(1, repetitions + 1)
             if (unit.target.name, unit.variant, unit.case.id, n) in self.done
         ]
         plan = self.source.open(unit, cassette, finished)
+        complete = True
         for attempt in range(1, repetitions + 1):
             if attempt in finished:
                 continue
@@ -248,9 +302,17 @@ class _Run:
                 adapter=adapter,
                 run_id=self.run_id,
                 max_retries=self.suite.config.max_retries,
+                fingerprint=fingerprint,
+                recorded_with=None if on_disk is None else on_disk.recorded_with,
+                cassette=str(path),
+                on_retry=self.on_retry,
             )
+            complete = complete and record.transport_error is None
             plan.keep(attempt)
             emit(record)
+        note = plan.finish(complete)
+        if note is not None and self.note is not None:
+            self.note(note)
 
 
 def _processes(requested: int | None, units: int) -> int:

@@ -49,6 +49,10 @@ class UnitPlayers(Protocol):
     def keep(self, attempt: int) -> None:
         """Called when the attempt's record is ready, before it is logged."""
 
+    def finish(self, complete: bool) -> str | None:
+        """Called after the unit's last attempt; `complete` when every attempt got its
+        answer. Returns a note for the user, if there is something to say."""
+
 
 class Source(Protocol):
     """What differs between recording and replaying a suite."""
@@ -120,6 +124,10 @@ class _Replaying:
     def keep(self, attempt: int) -> None:
         """A replay keeps nothing but its log."""
 
+    def finish(self, complete: bool) -> str | None:
+        """Nothing was written."""
+        return None
+
 
 class RecordSource:
     """Answers from the providers, kept in each unit's cassette as its attempts end."""
@@ -184,6 +192,7 @@ class _Recording:
         self._secrets = secrets
         self._hint = hint
         self._recorder: Recorder | None = None
+        self._saved = False
 
     def player(self, attempt: int) -> Player:
         self._recorder = None
@@ -203,6 +212,23 @@ class _Recording:
         if self._recorder is not None:
             self._cassette.put(attempt, self._recorder.recorded)
             self._cassette.save(self._secrets)
+            self._saved = True
+
+    def finish(self, complete: bool) -> str | None:
+        if not self._saved:
+            return None
+        if complete:
+            self._cassette.commit()
+            return None
+        kept = (
+            f"kept {self._cassette.path} unchanged"
+            if self._cassette.exists
+            else f"wrote no {self._cassette.path}"
+        )
+        return (
+            f"{kept}: not every attempt got an answer; the recording so far waits in "
+            f"{self._cassette.staging} for `--resume`"
+        )
 
 
 def record_hint(unit: Unit) -> str:

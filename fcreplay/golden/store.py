@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +36,7 @@ from fcreplay.canonical import canonical_json
 from fcreplay.errors import InputError
 from fcreplay.record import AttemptRecord
 from fcreplay.sources import load_json
+from fcreplay.stale import causes_of
 from fcreplay.version import __version__
 
 GOLDEN_FORMAT = 1
@@ -245,6 +246,34 @@ def load_golden(folder: Path, target: str) -> GoldenFile | None:
     return golden
 
 
+def refusals(
+    records: Iterable[AttemptRecord],
+    *,
+    targets: Sequence[str] = (),
+    case_ids: Sequence[str] = (),
+    allow_errors: bool = False,
+) -> list[tuple[str, str]]:
+    """The selected entries a baseline must not be taken from, as (target/variant/case,
+    why): an attempt whose recording is stale always; one that errored or got no
+    decision unless `allow_errors`."""
+    found: dict[str, str] = {}
+    for record in records:
+        if (targets and record.target not in targets) or (
+            case_ids and record.case_id not in case_ids
+        ):
+            continue
+        why = None
+        if causes_of(record) is not None:
+            why = "its recording is stale: " + (record.problem or "request drift")
+        elif not allow_errors and record.transport_error is not None:
+            why = f"attempt {record.attempt} got no answer: {record.transport_error.message}"
+        elif not allow_errors and record.signature is None:
+            why = f"attempt {record.attempt} has no decision"
+        if why is not None:
+            found.setdefault(record.unit, why)
+    return list(found.items())
+
+
 @dataclass(frozen=True)
 class UpdateResult:
     """What `update_golden` did to one target's file."""
@@ -270,11 +299,12 @@ def update_golden(
     case_ids: Sequence[str] = (),
     prune: bool = False,
     now: datetime | None = None,
+    in_scope: Callable[[EntryKey], bool] = lambda key: True,
 ) -> list[UpdateResult]:
     """Set the selected entries from a run's records; only changed entries get new provenance.
 
-    `prune` also deletes the selected targets' entries (of the selected cases) that
-    the run has no attempt for.
+    `prune` also deletes the selected targets' entries (of the selected cases, and
+    within what the run was asked to run: `in_scope`) that the run has no attempt for.
     """
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     results = []
@@ -304,7 +334,10 @@ def update_golden(
         removed = [
             key
             for key in sorted(golden.entries)
-            if prune and key not in seen.entries and (not case_ids or key[0] in case_ids)
+            if prune
+            and key not in seen.entries
+            and (not case_ids or key[0] in case_ids)
+            and in_scope(key)
         ]
         for key in removed:
             del golden.entries[key]
