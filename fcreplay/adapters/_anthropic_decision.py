@@ -104,7 +104,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
             target["input"] = _finish_input("".join(pieces), target.get("input"))
     content = [block for block in blocks if block is not None]
     decision = _decide(content, finish_reason, model, raw)
-    return decision if finished else _wire.truncated(decision)
+    return decision if finished else _wire.truncated(decision, len(events))
 
 
 def _decide(content: list[Any], finish_reason: str | None, model: Any, raw: Any) -> Decision:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from fcreplay.adapters import _wire
@@ -87,6 +88,8 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
 
 
 def _from_chunks(status: int, chunks: Sequence[Any], raw: Any) -> Decision | ProviderError:
+    if not chunks:
+        return _wire.truncated(Decision("invalid", raw_response=raw), 0)
     parts: list[dict[str, Any]] = []
     role = "model"
     finish: str | None = None
@@ -125,7 +128,7 @@ def _from_chunks(status: int, chunks: Sequence[Any], raw: Any) -> Decision | Pro
     if model is not None:
         response["modelVersion"] = model
     turn = response["candidates"][0]["content"] if answered else None
-    return _decide(response, raw=raw, turn=turn)
+    return _decide(response, raw=raw, turn=turn, chunks=len(chunks))
 
 
 _TEXT_KEYS = frozenset({"text", "thought"})
@@ -151,7 +154,9 @@ def _merge_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
     parts.append(copy.deepcopy(part))
 
 
-def _decide(response: Mapping[str, Any], *, raw: Any, turn: Any) -> Decision:
+def _decide(
+    response: Mapping[str, Any], *, raw: Any, turn: Any, chunks: int | None = None
+) -> Decision | ProviderError:
     model = response.get("modelVersion")
     model = model if isinstance(model, str) else None
     candidate = first_candidate(response)
@@ -191,8 +196,13 @@ def _decide(response: Mapping[str, Any], *, raw: Any, turn: Any) -> Decision:
         model=model,
     )
     # Gemini streams have no end sentinel: a candidate without any finishReason is how
-    # a turn that never ended shows, so neither its text nor its calls are final.
-    return decision if finish is not None else _wire.truncated(decision)
+    # a turn that never ended shows, so neither its text nor its calls are final. A
+    # stream cut so is a failure to answer; a whole body without one is an odd answer.
+    if finish is not None:
+        return decision
+    if chunks is None:
+        return replace(decision, kind="invalid", stop="other", finish_reason=None)
+    return _wire.truncated(decision, chunks)
 
 
 def _kind(calls: tuple[ToolCall, ...], stop: Stop) -> DecisionKind:

@@ -62,7 +62,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     # `[DONE]` ends a turn too: some routers never send a finish_reason.
     if done or stream.finish_reason is not None:
         return decision
-    return _wire.truncated(decision)
+    return _wire.truncated(decision, len(events))
 
 
 def is_error(body: Any) -> bool:

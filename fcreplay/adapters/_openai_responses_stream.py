@@ -43,7 +43,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
         if state.terminal is not None:
             break
     if state.terminal is None:
-        return _wire.truncated(decide(None, state.output(), state.model, raw))
+        return _wire.truncated(decide(None, state.output(), state.model, raw), len(events))
     response = state.terminal
     final = response.get("output")
     # The terminal event's output is authoritative; an empty one is taken as omitted.

@@ -61,7 +61,7 @@ from fcreplay.neutral import (
 )
 
 NAME = "anthropic"
-VERSION = "1"
+VERSION = "2"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_KEY_HEADER = "x-api-key"
 API_KEY_PREFIX = ""

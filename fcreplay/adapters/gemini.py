@@ -62,7 +62,7 @@ from fcreplay.neutral import (
 )
 
 NAME = "gemini"
-VERSION = "1"
+VERSION = "2"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_KEY_HEADER = "x-goog-api-key"
 API_KEY_PREFIX = ""

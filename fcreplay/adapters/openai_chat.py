@@ -64,7 +64,7 @@ from fcreplay.neutral import (
 )
 
 NAME = "openai_chat"
-VERSION = "2"
+VERSION = "3"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_HEADER = "authorization"
 API_KEY_PREFIX = "Bearer "

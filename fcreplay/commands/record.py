@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from fcreplay.commands.options import config_option
-from fcreplay.commands.running import selection_options, summarize
+from fcreplay.commands.running import error_lines, selection_options, summarize
 
 
 @click.command("record")
@@ -58,4 +58,12 @@ def command(
     click.echo(f"recorded run {result.run_id}")
     for line in summarize(result):
         click.echo(line)
-    return True
+    failed = error_lines(result)
+    if failed:
+        click.echo(
+            f"fix the cause, then send the failed attempts again with "
+            f"`fcreplay record --resume {result.run_id}`"
+        )
+    for line in failed:
+        click.echo(line)
+    return not failed

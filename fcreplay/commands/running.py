@@ -110,3 +110,26 @@ def problem_lines(result: RunResult, limit: int = 20) -> list[str]:
             f"`fcreplay replay --target {target} --variant {variant} --case {case}`)"
         )
     return lines
+
+
+def error_lines(result: RunResult) -> list[str]:
+    """The distinct reasons attempts got no answer, with counts, most frequent first."""
+    from collections import Counter
+
+    reasons: Counter[str] = Counter()
+    for record in result.errors:
+        error = record.transport_error
+        assert error is not None
+        hint = ""
+        if error.type == "connection":
+            hint = " — is the provider or `fcreplay simulate` running?"
+        reasons[error.message + hint] += 1
+    total = sum(reasons.values())
+    if not total:
+        return []
+    noun = "attempt" if total == 1 else "attempts"
+    if len(reasons) == 1:
+        return [f"{total} {noun} failed: {next(iter(reasons))}"]
+    lines = [f"{total} {noun} failed:"]
+    lines += [f"  {count} × {reason}" for reason, count in reasons.most_common()]
+    return lines

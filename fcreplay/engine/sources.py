@@ -209,7 +209,8 @@ class _Recording:
         return self._recorder
 
     def keep(self, attempt: int) -> None:
-        if self._recorder is not None:
+        # An attempt that reached no provider (connection refused) has nothing to keep.
+        if self._recorder is not None and (self._recorder.recorded or self._saved):
             self._cassette.put(attempt, self._recorder.recorded)
             self._cassette.save(self._secrets)
             self._saved = True

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -37,6 +39,10 @@ class HttpTransport:
                 answer = _read(response)
         except httpx.TimeoutException as exc:
             raise TransportError("timeout", f"{url}: timed out ({type(exc).__name__})") from None
+        except httpx.ConnectError as exc:
+            # Named by host, not URL, so every refused request to one server reads alike.
+            reason = _ERRNO.sub("", str(exc)) or type(exc).__name__
+            raise TransportError("connection", f"{reason} at {_host(url)}") from None
         except httpx.TransportError as exc:
             raise TransportError("connection", f"{url}: {exc}") from None
         return RoundTrip(request.method, url, dict(request.headers), request.body, answer)
@@ -44,6 +50,13 @@ class HttpTransport:
     def close(self) -> None:
         """Close the connection pool."""
         self._client.close()
+
+
+_ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).netloc or url
 
 
 def _read(response: httpx.Response) -> WireResponse:
