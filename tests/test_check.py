@@ -18,7 +18,7 @@ from fcreplay.schemadiff.result import SchemaDiffEntry, SchemaDiffResult
 from fcreplay.structdiff import MISSING
 
 from .conftest import ROOT
-from .recorded_suite import edit_argument, recorded_copy, replay
+from .recorded_suite import edit_argument, edit_text, recorded_copy, replay
 
 
 @pytest.fixture
@@ -226,3 +226,31 @@ def test_the_documented_ci_workflow_runs_check_and_comments_the_markdown() -> No
     assert "fcreplay golden diff --format markdown --output golden-diff.md" in commands
     assert "gh pr comment" in commands and "--body-file golden-diff.md" in commands
     assert workflow["permissions"]["pull-requests"] == "write"
+    # The capped comment points to the whole diff, which the workflow keeps.
+    assert "--full-output golden-diff-full.md" in commands
+    (upload,) = [step for step in steps if "upload-artifact" in str(step.get("uses"))]
+    assert "golden-diff-full.md" in upload["with"]["path"]
+
+
+def test_a_false_success_shows_the_models_words_and_the_cassette_in_markdown(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+    schema: StandInSchemaDiff,
+) -> None:
+    baseline(recorded, capsys)
+    cassette = recorded / "cassettes" / "careful" / "auto" / "cancel.json"
+    # The answer after the failed cancellation (attempt 1, step 1) now claims success.
+    edit_text(cassette, "Готово, заказ отменён. Что-нибудь ещё?", interaction=1)
+    code, out, _ = cli(recorded, capsys, "check")
+    assert code == 1 and "golden regression: careful/auto/cancel" in out
+    code, markdown, _ = cli(recorded, capsys, "golden", "diff", "--format", "markdown")
+    assert "| cancel | auto × careful |" in markdown
+    assert (
+        "- `false_success` at careful/auto/cancel #1 step 1: the answer claims success" in markdown
+    )
+    assert "  - model said: «Готово, заказ **отменён**. Что-нибудь ещё?»" in markdown
+    assert f"  - cassette `{cassette}`" in markdown
+    code, text, _ = cli(recorded, capsys, "golden", "diff")
+    assert "model said: «Готово, заказ отменён. Что-нибудь ещё?» — cassette " in text
+    code, junit, _ = cli(recorded, capsys, "golden", "diff", "--format", "junit")
+    assert "model said: «Готово, заказ отменён." in junit

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html import escape
+from html import escape as _html
 
 from fcreplay.golden.diff import CLASSES, EntryDiff, GoldenDiff
 from fcreplay.render.golden_parts import (
@@ -197,6 +197,11 @@ def _tail(
     if any(entry.kind != "stale" for entry in diff.diffs):
         lines += ["", f"_{UPDATE_HINT}._"]
     return lines
+
+
+def escape(text: str) -> str:
+    """Text safe in Markdown outside code: no HTML tags; quotes stay readable."""
+    return _html(text, quote=False)
 
 
 def _marked(text: str, phrase: str | None) -> str:
