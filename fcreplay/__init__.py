@@ -18,28 +18,64 @@ if TYPE_CHECKING:
     from fcreplay.adapters.protocol import ReadBackAdapter as ReadBackAdapter
     from fcreplay.adapters.protocol import ServerAdapter as ServerAdapter
     from fcreplay.adapters.registry import register_adapter as register_adapter
+    from fcreplay.api import check_suite as check_suite
+    from fcreplay.api import golden_diff as golden_diff
+    from fcreplay.api import golden_update as golden_update
+    from fcreplay.api import load_suite as load_suite
+    from fcreplay.api import record_suite as record_suite
+    from fcreplay.api import replay_suite as replay_suite
+    from fcreplay.api import run_records as run_records
+    from fcreplay.api import schema_diff as schema_diff
     from fcreplay.canonical import canonical_json as canonical_json
+    from fcreplay.check import CheckResult as CheckResult
+    from fcreplay.clients.bridge import NoRecordedAnswer as NoRecordedAnswer
     from fcreplay.decision import Decision as Decision
     from fcreplay.decision import ProviderError as ProviderError
     from fcreplay.decision import ToolCall as ToolCall
     from fcreplay.decision import signature as signature
+    from fcreplay.engine.runner import RunResult as RunResult
     from fcreplay.errors import FcreplayError as FcreplayError
     from fcreplay.errors import InputError as InputError
     from fcreplay.finding import Finding as Finding
+    from fcreplay.golden.diff import GoldenDiff as GoldenDiff
     from fcreplay.inputs.cases import Case as Case
     from fcreplay.inputs.cases import Expectation as Expectation
     from fcreplay.inputs.cases import ExpectedCall as ExpectedCall
     from fcreplay.inputs.cases import load_cases as load_cases
+    from fcreplay.inputs.cases import parse_expectation as parse_expectation
     from fcreplay.inputs.contract import Contract as Contract
     from fcreplay.inputs.contract import ToolSpec as ToolSpec
     from fcreplay.inputs.contract import load_contract as load_contract
+    from fcreplay.inputs.suite import Suite as Suite
     from fcreplay.judge.expectations import judge_expectation as judge_expectation
     from fcreplay.judge.expectations import validate_call as validate_call
     from fcreplay.judge.expectations import validate_decision as validate_decision
     from fcreplay.judge.repair import ArgumentClassification as ArgumentClassification
     from fcreplay.judge.repair import classify_arguments as classify_arguments
+    from fcreplay.plugin.fixture import Fcreplay as Fcreplay
+    from fcreplay.record import AttemptRecord as AttemptRecord
+    from fcreplay.schemadiff.differ import SchemaDiffResult as SchemaDiffResult
+    from fcreplay.traffic.player import TrafficPlayer as TrafficPlayer
 
 _EXPORTS: dict[str, str] = {
+    "check_suite": "api",
+    "golden_diff": "api",
+    "golden_update": "api",
+    "load_suite": "api",
+    "record_suite": "api",
+    "replay_suite": "api",
+    "run_records": "api",
+    "schema_diff": "api",
+    "CheckResult": "check",
+    "NoRecordedAnswer": "clients.bridge",
+    "RunResult": "engine.runner",
+    "GoldenDiff": "golden.diff",
+    "parse_expectation": "inputs.cases",
+    "Suite": "inputs.suite",
+    "Fcreplay": "plugin.fixture",
+    "AttemptRecord": "record",
+    "SchemaDiffResult": "schemadiff.differ",
+    "TrafficPlayer": "traffic.player",
     "Capabilities": "adapters.capabilities",
     "StreamPath": "adapters.capabilities",
     "ClientAdapter": "adapters.protocol",

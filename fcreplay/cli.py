@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "golden": ("fcreplay.commands.golden", "Compare a run with the goldens, or update them."),
     "inspect": ("fcreplay.commands.inspect", "Show the normalized decisions in any cassette."),
     "lint": ("fcreplay.commands.lint", "Check the contract, cases and tool results."),
+    "proxy": ("fcreplay.commands.proxy", "Record and replay any client's traffic on loopback."),
     "record": ("fcreplay.commands.record", "Run the suite live and record cassettes."),
     "report": ("fcreplay.commands.report", "Metrics and error table of a run log."),
     "replay": ("fcreplay.commands.replay", "Replay the suite from cassettes, offline."),

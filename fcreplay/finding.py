@@ -27,6 +27,8 @@ FindingCode = Literal[
     "repeated_failed_call",
     "step_limit",
     "request_drift",
+    "broken_history",
+    "tool_drift",
 ]
 
 FINDING_CODES: tuple[FindingCode, ...] = FindingCode.__args__  # type: ignore[attr-defined]

@@ -156,6 +156,9 @@ class AttemptRecord:
     """Every finding of the attempt, each with its `step`."""
     transport_error: AttemptError | None
     schema_version: int = SCHEMA_VERSION
+    test: str | None = None
+    """The pytest node id, for records of a test's client traffic; None for suite attempts
+    (and then absent from the JSON, so suite run logs keep their bytes)."""
     fingerprint: Fingerprint | None = None
     """What this run built the unit's requests from (None in version 1 logs)."""
     recorded_with: Fingerprint | None = None
@@ -196,7 +199,7 @@ class AttemptRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record as one run-log line's object, keys in log order."""
-        return {
+        data = {
             "schema_version": self.schema_version,
             "run_id": self.run_id,
             "target": self.target,
@@ -222,7 +225,12 @@ class AttemptRecord:
             "transport_error": None
             if self.transport_error is None
             else self.transport_error.to_json(),
-        } | (self._version_2_json() if self.schema_version >= 2 else {})
+        }
+        if self.schema_version >= 2:
+            data |= self._version_2_json()
+        if self.test is not None:
+            data["test"] = self.test
+        return data
 
     def _version_2_json(self) -> dict[str, Any]:
         return {
@@ -269,6 +277,7 @@ class AttemptRecord:
                 transport_error=(
                     None if data["transport_error"] is None else error_of(data["transport_error"])
                 ),
+                test=_optional_text(data, "test") if "test" in data else None,
                 schema_version=version,
                 fingerprint=Fingerprint.from_json(data.get("fingerprint")),
                 recorded_with=Fingerprint.from_json(data.get("recorded_with")),

@@ -240,8 +240,9 @@ class RunLogWriter:
         if self._durable:  # a crashed machine keeps only what was synced
             os.fsync(self._stream.fileno())
 
-    def stop(self, end: RunEnd) -> None:
-        """Append the run-end record of a run that stops early, durably."""
+    def end(self, end: RunEnd) -> None:
+        """Append the run-end record (last, once), durably: a run that stops early says
+        so, a log written in one go says it finished."""
         self._stream.write(run_end_line(end).encode())
         self._stream.flush()
         os.fsync(self._stream.fileno())

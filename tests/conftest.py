@@ -9,6 +9,8 @@ import pytest
 
 from fcreplay.inputs.contract import Contract, load_contract
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "contracts" / "delivery_tools.json"
 CASES = ROOT / "cases" / "delivery.jsonl"

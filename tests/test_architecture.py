@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from .conftest import ROOT
@@ -10,8 +11,28 @@ from .conftest import ROOT
 PACKAGE = ROOT / "fcreplay"
 MAX_LINES = 400
 """Every module stays under this many lines."""
-INITS_WITH_CODE = frozenset({"fcreplay", "fcreplay.adapters"})
-"""The lazy public face and the adapter registry; every other __init__ is its docstring only."""
+INITS_WITH_CODE = frozenset({"fcreplay"})
+"""The lazy public face; every other __init__ is its docstring only."""
+WIRE_WORDS = (
+    "tool_use",
+    "tool_calls",
+    "function_call",
+    "input_schema",
+    "functionDeclarations",
+    "functionCall",
+    "functionResponse",
+    "parametersJsonSchema",
+    "stop_reason",
+    "finishReason",
+    "content_block",
+    "output_text",
+    "alt=sse",
+)
+"""Provider wire vocabulary: only fcreplay/adapters/ speaks it."""
+BUILT_IN_NAMES = ("openai_chat", "openai_responses", "anthropic", "gemini")
+WIRE_EXCEPTIONS = frozenset({"fcreplay/cassettes/redaction.py"})
+"""Credential scrubbing names provider headers on purpose: it must also clean cassettes
+of formats no registered adapter speaks."""
 
 
 def modules(package: Path) -> dict[str, Path]:
@@ -153,6 +174,24 @@ def test_every_module_is_under_400_lines() -> None:
 
 def test_package_inits_hold_only_their_docstring() -> None:
     assert inits_with_code(PACKAGE, INITS_WITH_CODE) == []
+
+
+def test_no_module_outside_the_adapters_speaks_a_wire_format() -> None:
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith("fcreplay/adapters/") or relative in WIRE_EXCEPTIONS:
+            continue
+        text = path.read_text(encoding="utf-8")
+        offenders += [
+            f"{relative}: {word}" for word in WIRE_WORDS if re.search(rf"\b{word}\b", text)
+        ]
+        offenders += [
+            f"{relative}: the adapter name {name!r}"
+            for name in BUILT_IN_NAMES
+            if f'"{name}"' in text or f"'{name}'" in text
+        ]
+    assert offenders == []
 
 
 # --- the checks themselves, on a package made to break them -------------------------------

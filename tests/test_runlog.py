@@ -129,7 +129,7 @@ def test_a_stopped_log_says_why_and_a_run_end_before_the_last_line_is_damage(
     path = tmp_path / "r.jsonl"
     with RunLogWriter(path) as writer:
         writer.append(record("a", 1))
-        writer.stop(RunEnd("r", "record", False, 1, "interrupted"))
+        writer.end(RunEnd("r", "record", False, 1, "interrupted"))
     end = read_run_log(path).end
     assert end is not None and not end.finished and "interrupted" in end.state
     with path.open("a", encoding="utf-8") as stream:

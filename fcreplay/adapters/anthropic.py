@@ -39,6 +39,7 @@ from typing import Any
 
 from fcreplay.adapters._anthropic_decision import parse_decision as parse_decision
 from fcreplay.adapters._anthropic_decision import parse_stream as parse_stream
+from fcreplay.adapters._anthropic_history import read_history as read_history
 from fcreplay.adapters._anthropic_lint import ANTHROPIC_RULES
 from fcreplay.adapters._anthropic_render import content_blocks
 from fcreplay.adapters._anthropic_render import render_error as render_error

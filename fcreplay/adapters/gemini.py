@@ -39,6 +39,7 @@ from fcreplay.adapters._gemini_decision import BLOCK_PREFIX as BLOCK_PREFIX
 from fcreplay.adapters._gemini_decision import parse_decision as parse_decision
 from fcreplay.adapters._gemini_decision import parse_stream as parse_stream
 from fcreplay.adapters._gemini_decision import parts_of
+from fcreplay.adapters._gemini_history import read_history as read_history
 from fcreplay.adapters._gemini_lint import GEMINI_RULES
 from fcreplay.adapters._gemini_render import model_parts
 from fcreplay.adapters._gemini_render import render_error as render_error

@@ -43,6 +43,7 @@ from fcreplay.adapters import _wire
 from fcreplay.adapters._openai_chat_decision import content_text
 from fcreplay.adapters._openai_chat_decision import parse_decision as parse_decision
 from fcreplay.adapters._openai_chat_decision import parse_stream as parse_stream
+from fcreplay.adapters._openai_chat_history import read_history as read_history
 from fcreplay.adapters._openai_chat_render import JSON_HEADERS, assistant_message
 from fcreplay.adapters._openai_chat_render import render_error as render_error
 from fcreplay.adapters._openai_chat_render import render_response as render_response

@@ -37,6 +37,7 @@ from typing import Any
 from fcreplay.adapters import _wire
 from fcreplay.adapters._openai_lint import OPENAI_RULES
 from fcreplay.adapters._openai_responses_decision import parse_decision as parse_decision
+from fcreplay.adapters._openai_responses_history import read_history as read_history
 from fcreplay.adapters._openai_responses_render import raw_text
 from fcreplay.adapters._openai_responses_render import render_error as render_error
 from fcreplay.adapters._openai_responses_render import render_response as render_response

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from fcreplay.adapters.capabilities import Capabilities
     from fcreplay.decision import Decision, ProviderError
+    from fcreplay.history import History
     from fcreplay.inputs.contract import ToolSpec
     from fcreplay.neutral import (
         HistoryItem,
@@ -71,6 +72,14 @@ class ReadBackAdapter(Protocol):
     def read_request(self, body: dict[str, Any], path: str) -> RequestView: ...
 
     def wire_schema(self, parameters: dict[str, Any], strict: bool) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class HistoryReader(Protocol):
+    """Optional read-back: a request's tool-loop history in neutral terms (`fcreplay.history`),
+    which `judge.history` checks; the built-in adapters all have it."""
+
+    def read_history(self, body: Any) -> History: ...
 
 
 @runtime_checkable

@@ -48,7 +48,7 @@ def inspect_interaction(
     if api == OTHER:
         return _record(file, index, api, response.status, stream)
     try:
-        outcome = _parse(api, interaction)
+        outcome = parse_response(api, interaction)
     except Exception as exc:  # an adapter bug must not hide the rest of the file
         message = f"{api} adapter failed: {type(exc).__name__}: {exc}"
         return _record(file, index, api, response.status, stream, error=_unreadable(message))
@@ -57,7 +57,8 @@ def inspect_interaction(
     return _record(file, index, api, response.status, stream, decision=decision_json(outcome))
 
 
-def _parse(api: str, interaction: Interaction) -> Decision | ProviderError:
+def parse_response(api: str, interaction: Interaction) -> Decision | ProviderError:
+    """The decision (or provider error) of a recorded response, read by the adapter `api`."""
     adapter = get_adapter(api)
     response = interaction.response
     if response.events is not None and 200 <= response.status < 300:

@@ -52,8 +52,11 @@ def scrub_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 def scrub_url(url: str) -> str:
-    """Remove credential query parameters (Gemini's `?key=`) from a URL."""
+    """Remove credential query parameters (Gemini's `?key=`) and user-info from a URL."""
     parts = urlsplit(url)
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
+        url = urlunsplit(parts)
     if not parts.query:
         return url
     query = [

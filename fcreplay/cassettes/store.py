@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
 from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
 from fcreplay.cassettes.interactions import interaction_json as interaction_json
 from fcreplay.cassettes.interactions import read_interaction, status_phrase
+from fcreplay.cassettes.redaction import refuse_leaks, scrub_headers, scrub_url
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.errors import InputError
 from fcreplay.fingerprint import Fingerprint
@@ -237,15 +238,18 @@ class VcrSerializer:
         """The fcreplay block written by `serialize`; a placeholder one when None."""
 
     def serialize(self, cassette_dict: dict[str, Any]) -> str:
-        """vcrpy dict (string bodies) -> fcreplay cassette text."""
+        """vcrpy dict (string bodies) -> fcreplay cassette text, scrubbed as `fcreplay record`
+        scrubs (credential headers and query keys out); SecretLeakError for a key left in."""
         interactions = []
         for index, item in enumerate(cassette_dict.get("interactions", [])):
             interaction = read_interaction(index, item, own=False)
             if isinstance(interaction, UnreadableInteraction):
                 raise ValueError(f"cannot store interaction {index}: {interaction.reason}")
-            interactions.append(interaction)
+            interactions.append(_scrubbed(interaction))
         meta = self.meta or CassetteMeta(target="", adapter="", variant="", case_id="")
-        return cassette_text(interactions, meta)
+        text = cassette_text(interactions, meta)
+        refuse_leaks(text, (), where="the cassette vcrpy is writing")
+        return text
 
     def deserialize(self, cassette_string: str) -> dict[str, Any]:
         """fcreplay cassette text -> vcrpy dict (plain vcrpy JSON passes through)."""
@@ -261,6 +265,17 @@ class VcrSerializer:
                 raise ValueError(f"cannot replay interaction {index}: {interaction.reason}")
             interactions.append(_vcr_interaction(interaction))
         return {"version": CASSETTE_VERSION, "interactions": interactions}
+
+
+def _scrubbed(interaction: Interaction) -> Interaction:
+    request, response = interaction.request, interaction.response
+    return replace(
+        interaction,
+        request=replace(
+            request, uri=scrub_url(request.uri), headers=scrub_headers(request.headers)
+        ),
+        response=replace(response, headers=scrub_headers(response.headers)),
+    )
 
 
 def _vcr_interaction(interaction: Interaction) -> dict[str, Any]:
@@ -296,3 +311,14 @@ def _wire_text(body: Any) -> str | bytes | None:
 
 SERIALIZER = VcrSerializer()
 """The vcrpy serializer for fcreplay cassettes (placeholder fcreplay block on write)."""
+
+
+def register_vcr_serializer(recorder: Any = None) -> None:
+    """Register `SERIALIZER` as "fcreplay" with a vcrpy `VCR` (default: vcrpy's own, the one
+    behind `vcr.use_cassette`), so `use_cassette(path, serializer="fcreplay")` reads and
+    writes fcreplay cassettes."""
+    if recorder is None:
+        import vcr
+
+        recorder = vcr.default_vcr
+    recorder.register_serializer(SERIALIZER_NAME, SERIALIZER)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import click
 
 from fcreplay.commands.options import config_option, jobs_option
@@ -11,40 +14,97 @@ MAX_SHOWN = 20
 """Drifted units and golden differences listed; the rest are counted, with where to look."""
 
 
-def _fail_on(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
-    from fcreplay.check import parse_fail_on
+SUITE_FAIL_ON = "stale,regression,drift,schema,missing,new"
 
+
+def _parse(parse: Callable[[str], tuple[str, ...]], value: str) -> tuple[str, ...]:
     try:
-        return parse_fail_on(value)
+        return parse(value)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+        raise click.BadParameter(str(exc), param_hint="--fail-on") from None
 
 
 @click.command("check")
 @config_option
 @click.option(
     "--fail-on",
-    default="stale,regression,drift,schema,missing,new",
+    default=SUITE_FAIL_ON,
     show_default=True,
-    callback=_fail_on,
     help="Comma-separated reasons to fail on: stale, regression, drift, schema, missing, "
-    "new, unsafe, flaky, changed.",
+    "new, unsafe, flaky, changed. With --cassette-dir: schema, history, failed, error and the "
+    "golden classes (default there: schema,history,regression,missing,new).",
 )
 @jobs_option
-def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None) -> bool:
+@click.option(
+    "--cassette-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Judge the cassettes in this folder (recorded by `fcreplay proxy` or any client) "
+    "instead of replaying the suite; needs --contract.",
+)
+@click.option(
+    "--contract",
+    "contract_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --cassette-dir: the canonical tool contract the cassettes are held to.",
+)
+@click.option(
+    "--golden",
+    "golden_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="With --cassette-dir: compare the decisions with the golden files in this folder.",
+)
+@click.option(
+    "--allow",
+    multiple=True,
+    metavar="CLASS",
+    help="With --cassette-dir: a schema-diff class not to fail on (repeatable).",
+)
+@click.option(
+    "--runs",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="With --cassette-dir: the folder of the run log it writes.",
+)
+def command(
+    config_path: str | None,
+    fail_on: str,
+    jobs: int | None,
+    cassette_dir: Path | None,
+    contract_path: Path | None,
+    golden_dir: Path | None,
+    allow: tuple[str, ...],
+    runs: Path,
+) -> bool:
     """Replay the suite offline and compare it with the golden baselines.
 
     Replays every cassette (writing a run log), diffs the tool schemas that were
     sent against the contract, compares each case and variant with its golden
     entry and prints the key metrics. Exit 1 when a --fail-on reason occurs.
+
+    With --cassette-dir DIR --contract FILE, judges a cassette set recorded by any
+    client instead: each model exchange's decision and calls, the tools each
+    request sent against the contract, the tool-loop history of each request,
+    and (with --golden) the decisions against the golden baselines.
     """
-    from fcreplay.check import run_check
+    if cassette_dir is not None or contract_path is not None:
+        from fcreplay.commands.check_cassettes import check_cassettes
+
+        if cassette_dir is None or contract_path is None:
+            raise click.UsageError("--cassette-dir and --contract go together")
+        ctx = click.get_current_context()
+        given = ctx.get_parameter_source("fail_on") is not click.core.ParameterSource.DEFAULT
+        return check_cassettes(
+            cassette_dir, contract_path, golden_dir, allow, runs, fail_on if given else None
+        )
+    from fcreplay.check import parse_fail_on, run_check
     from fcreplay.inputs.suite import load_suite
     from fcreplay.render.report import render_text
     from fcreplay.render.schemadiff import render
 
+    reasons = _parse(parse_fail_on, fail_on)
     suite = load_suite(config_path)
-    result = run_check(suite, fail_on=fail_on, processes=jobs)
+    result = run_check(suite, fail_on=reasons, processes=jobs)
     headline = result.headline()
     if headline is not None:
         click.echo(headline)
@@ -54,7 +114,7 @@ def command(config_path: str | None, fail_on: tuple[str, ...], jobs: int | None)
         click.echo(line)
     if result.schema.blocking:
         click.echo(render(result.schema, "text"), nl=False)
-    failing = [d for d in result.golden.diffs if d.kind in fail_on and d.kind != "stale"]
+    failing = [d for d in result.golden.diffs if d.kind in reasons and d.kind != "stale"]
     for diff in failing[:MAX_SHOWN]:
         click.echo(f"golden {diff.kind}: {diff.label}")
     if len(failing) > MAX_SHOWN:

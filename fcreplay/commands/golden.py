@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from fcreplay.commands.options import config_option
+from fcreplay.commands.options import F, config_option
 
 if TYPE_CHECKING:
     from fcreplay.golden.diff import GoldenDiff
@@ -17,6 +18,23 @@ _LISTED = 10
 _RUN_HELP = "Run id or run log path (default: the newest finished run)."
 
 
+def golden_option(function: F) -> F:
+    """Add `--golden DIR`: the golden folder, so a run log needs no suite configuration."""
+    return click.option(
+        "--golden",
+        "golden_dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Golden folder (default: the suite's). With --run PATH no configuration is "
+        "needed, e.g. for the run log of `fcreplay proxy`.",
+    )(function)
+
+
+def _golden(golden_dir: Path | None, config_path: str | None) -> Path:
+    from fcreplay.inputs.config import load_config
+
+    return golden_dir if golden_dir is not None else load_config(config_path).golden
+
+
 @click.group("golden")
 def command() -> None:
     """Golden baselines of normalized decisions, one file per target."""
@@ -25,6 +43,7 @@ def command() -> None:
 @command.command("diff")
 @config_option
 @click.option("--run", metavar="RUN", help=_RUN_HELP)
+@golden_option
 @click.option(
     "--format",
     "output_format",
@@ -55,6 +74,7 @@ def command() -> None:
 def diff(
     config_path: str | None,
     run: str | None,
+    golden_dir: Path | None,
     output_format: str,
     output: str | None,
     max_chars: int,
@@ -68,11 +88,10 @@ def diff(
     """
     from fcreplay.commands.runarg import read_run
     from fcreplay.golden.diff import diff_run
-    from fcreplay.inputs.config import load_config
 
     chosen = read_run(run, config_path)
     scope = chosen.end.scope if chosen.end is not None else None
-    result = diff_run(chosen.records, load_config(config_path).golden, scope=scope)
+    result = diff_run(chosen.records, _golden(golden_dir, config_path), scope=scope)
     write_diff(result, output_format, output, max_chars=max_chars, full_output=full_output)
     return result.clean
 
@@ -108,6 +127,7 @@ def write_diff(
 @click.option(
     "--run", metavar="RUN", help="Run id or run log path (default: the newest finished record run)."
 )
+@golden_option
 @click.option("--target", "targets", multiple=True, metavar="NAME", help="Only this target.")
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Only this case.")
 @click.option("--reason", required=True, help="Why the baseline changes (kept in provenance).")
@@ -125,6 +145,7 @@ def write_diff(
 def update(
     config_path: str | None,
     run: str | None,
+    golden_dir: Path | None,
     targets: tuple[str, ...],
     case_ids: tuple[str, ...],
     reason: str,
@@ -142,7 +163,6 @@ def update(
     from fcreplay.errors import InputError
     from fcreplay.golden.diff import in_scope
     from fcreplay.golden.store import refusals, update_golden
-    from fcreplay.inputs.config import load_config
 
     if not reason.strip():
         raise click.BadParameter("must say why", param_hint="--reason")
@@ -173,7 +193,7 @@ def update(
         return False
     scope = chosen.end.scope if chosen.end is not None else None
     results = update_golden(
-        load_config(config_path).golden,
+        _golden(golden_dir, config_path),
         records,
         reason=reason,
         targets=targets,

@@ -39,12 +39,20 @@ from fcreplay.schemadiff.classes import ALLOWABLE  # light: deepdiff loads when 
     type=click.Path(file_okay=False),
     help="Cassette folder (default: the suite's).",
 )
+@click.option(
+    "--contract",
+    "contract_path",
+    type=click.Path(dir_okay=False),
+    help="Diff against this contract the tools sent in the cassettes of --cassettes (any "
+    "client's, e.g. recorded by `fcreplay proxy`), without a suite configuration.",
+)
 def command(
     config_path: str | None,
     targets: tuple[str, ...],
     fmt: str,
     allow: tuple[str, ...],
     cassettes_dir: str | None,
+    contract_path: str | None,
 ) -> bool:
     """Diff the tool declarations every recorded request sent against the contract.
 
@@ -62,6 +70,12 @@ def command(
     """
     from pathlib import Path
 
+    if contract_path is not None:
+        from fcreplay.commands.check_cassettes import schema_diff_cassettes
+
+        if cassettes_dir is None:
+            raise click.UsageError("--contract needs --cassettes DIR")
+        return schema_diff_cassettes(Path(cassettes_dir), Path(contract_path), allow, fmt)
     from fcreplay.inputs.suite import load_suite
     from fcreplay.render.schemadiff import render
     from fcreplay.schemadiff.differ import schema_diff

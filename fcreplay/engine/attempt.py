@@ -18,6 +18,7 @@ from fcreplay.finding import Finding
 from fcreplay.fingerprint import Fingerprint
 from fcreplay.inputs.suite import Suite
 from fcreplay.judge.expectations import judge_expectation
+from fcreplay.judge.history import check_history, history_finding, history_of
 from fcreplay.judge.repair import classify_arguments
 from fcreplay.record import (
     AttemptError,
@@ -51,7 +52,7 @@ def run_attempt(
     conversation = converse(
         suite, unit, player, adapter=adapter, max_retries=max_retries, on_retry=on_retry
     )
-    judged = _judge(suite, unit, conversation)
+    judged = _judge(suite, unit, conversation, adapter)
     error: AttemptError | None = None
     ended_by = conversation.ended_by
     if isinstance(ended_by, Mismatch):
@@ -118,9 +119,10 @@ class _Judged:
         self.findings += [replace(finding, step=step) for finding in found]
 
 
-def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
+def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: ClientAdapter) -> _Judged:
     """Judge each turn as it came: the first phase against the case's expectation, the
-    answer after tool results against `then`, and the tool-loop rules on every turn.
+    answer after tool results against `then`, and the tool-loop rules on every turn
+    (repeated failed calls, the step limit, and the history each request sent).
 
     The first phase is the first turn, plus the following one-call turns when the
     suite asks for calls one per turn: they are judged together, as one decision.
@@ -161,6 +163,9 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation) -> _Judged:
                 step, judge_expectation(decision, then, contract, after_error=any_tool_error)
             )
         judged.add(step, _repeated_failures(decision, failed_calls))
+        history = history_of(adapter, turn.request_body)
+        if history is not None:
+            judged.add(step, [history_finding(p) for p in check_history(history)])
         if conversation.step_limit and step == last:
             limit = conversation.max_steps
             message = f"still calling tools after {limit} turns (max_steps)"

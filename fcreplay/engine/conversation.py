@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.decision import Decision, ProviderError
@@ -27,6 +28,8 @@ class Turn:
     decision: Decision
     executions: tuple[Execution, ...] = ()
     """The fake executor's answer to each call; empty when the conversation stopped here."""
+    request_body: Any = field(default=None, compare=False, repr=False)
+    """The request as built, for the checks of its tool-loop history."""
     latency_ms: int | None = None
     """The provider's answer time, summed over the turn's retries; None when unknown."""
     retries: int = 0
@@ -88,7 +91,15 @@ def converse(
             break
         decision = outcome
         model_reported = model_reported or decision.model
-        turns.append(Turn(request.body_sha256, decision, (), sent.latency_ms, sent.retries))
+        turns.append(
+            Turn(
+                request.body_sha256,
+                decision,
+                request_body=request.body,
+                latency_ms=sent.latency_ms,
+                retries=sent.retries,
+            )
+        )
         if not decision.calls or decision.kind != "tool_call" or unit.single_turn:
             break
         if step == max_steps - 1:

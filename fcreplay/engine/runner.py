@@ -228,7 +228,7 @@ def _run(
         except BaseException as exc:
             # The log says it is unfinished, so nobody takes it for a whole run.
             reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else _first_line(exc)
-            writer.stop(RunEnd(run_id, source.label, False, len(writer.spans), reason, scope))
+            writer.end(RunEnd(run_id, source.label, False, len(writer.spans), reason, scope))
             raise
         finally:
             progress.finish()

@@ -273,3 +273,16 @@ def _reject_unknown(raw: dict[str, Any], allowed: set[str], label: str) -> None:
         raise _CaseProblem(
             f"{label}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
         )
+
+
+def parse_expectation(raw: Any, contract: Contract, *, label: str = "expect") -> Expectation:
+    """An expectation from its JSONL form (a case's `expect` object), checked against `contract`.
+
+    Raises ValueError saying what is wrong, as the case file loader would.
+    """
+    if isinstance(raw, Expectation):
+        return raw
+    try:
+        return _expectation(raw, contract, label)
+    except _CaseProblem as exc:
+        raise ValueError(str(exc)) from None

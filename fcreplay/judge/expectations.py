@@ -7,7 +7,7 @@ from typing import Any
 from fcreplay.canonical import canonical_json, same_value
 from fcreplay.decision import Decision, ToolCall
 from fcreplay.finding import Finding, FindingCode
-from fcreplay.inputs.cases import Case, Expectation, ExpectedCall
+from fcreplay.inputs.cases import Case, Expectation, ExpectedCall, parse_expectation
 from fcreplay.inputs.contract import Contract
 from fcreplay.judge.assignment import match_pairs
 from fcreplay.sources import pointer
@@ -46,9 +46,12 @@ _UNMATCHED_COST = 5000.0
 
 
 def validate_call(
-    call: ToolCall, contract: Contract, expected: Expectation | None = None
+    call: ToolCall, contract: Contract, expected: Expectation | dict[str, Any] | None = None
 ) -> list[Finding]:
-    """Check one call against the contract and, if given, a case's `expect` object."""
+    """Check one call against the contract and, if given, a case's `expect` object
+    (an Expectation, or the JSONL dict; ValueError when the dict is malformed)."""
+    if isinstance(expected, dict):
+        expected = parse_expectation(expected, contract)
     if expected is None:
         return _call_findings(call, contract, None, "")
     if expected.kind != "tool_call" or not expected.calls:
@@ -58,9 +61,14 @@ def validate_call(
     return best + _unsafe(call, contract, expected, "")
 
 
-def validate_decision(decision: Decision, case: Case, contract: Contract) -> list[Finding]:
-    """Check a first-turn decision against `case.expect`."""
-    return judge_expectation(decision, case.expect, contract)
+def validate_decision(
+    decision: Decision, case: Case | Expectation | dict[str, Any], contract: Contract
+) -> list[Finding]:
+    """Check a first-turn decision against a case's `expect`: the Case, its Expectation, or
+    the JSONL dict (ValueError when the dict is malformed)."""
+    if isinstance(case, Case):
+        return judge_expectation(decision, case.expect, contract)
+    return judge_expectation(decision, parse_expectation(case, contract), contract)
 
 
 def judge_expectation(

@@ -1,0 +1,1 @@
+"""HTTP clients for the user's code whose transport replays or records client traffic."""

@@ -1,0 +1,1 @@
+"""`fcreplay proxy`: a loopback record/replay server in front of providers, for any client."""

@@ -1,0 +1,84 @@
+"""The cassette of free client traffic: read from any recorder, written in fcreplay's format.
+
+Reading takes any cassette `fcreplay inspect` reads (vcrpy YAML or JSON, or
+fcreplay's own JSON). Writing is fcreplay's cassette format, the same file format
+as suite cassettes (`cassettes.store.assemble_cassette`): each interaction labelled
+with its position and the adapter that speaks it (`{"exchange": N, "api": NAME}`), streamed
+responses kept event by event, written atomically, and refused (SecretLeakError,
+nothing written) when the text would hold a credential the client sent or any
+key-shaped string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from fcreplay.adapters.registry import api_for_url
+from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes.interactions import Interaction, UnreadableInteraction
+from fcreplay.cassettes.redaction import refuse_leaks
+from fcreplay.cassettes.store import (
+    CassetteMeta,
+    assemble_cassette,
+    interaction_text,
+    load_cassette,
+)
+from fcreplay.errors import InputError
+
+TRAFFIC_VARIANT = "traffic"
+"""The `variant` of a traffic cassette's fcreplay block (suite cassettes name theirs)."""
+OTHER_API = "other"
+"""The `api` label of an interaction no adapter speaks."""
+WRITABLE_SUFFIX = ".json"
+
+
+def traffic_meta(target: str, case_id: str) -> CassetteMeta:
+    """The fcreplay block of a traffic cassette: who recorded it (`target`) and for what."""
+    return CassetteMeta(target=target, adapter="", variant=TRAFFIC_VARIANT, case_id=case_id)
+
+
+def load_traffic(path: Path) -> list[Interaction] | None:
+    """The interactions of the cassette at `path`, in order; None when there is no file.
+
+    Raises InputError when the file is not a cassette or an interaction cannot be
+    decoded (replaying around a hole would answer the wrong requests).
+    """
+    if not path.exists():
+        return None
+    found = []
+    for index, interaction in enumerate(load_cassette(path).interactions):
+        if isinstance(interaction, UnreadableInteraction):
+            raise InputError.at(path, None, f"interaction {index}: {interaction.reason}")
+        found.append(interaction)
+    return found
+
+
+def labelled(interactions: Iterable[Interaction]) -> list[Interaction]:
+    """The interactions with their label set to their place and wire format."""
+    return [
+        replace(i, label={"exchange": n, "api": api_for_url(i.request.uri) or OTHER_API})
+        for n, i in enumerate(interactions)
+    ]
+
+
+def traffic_text(meta: CassetteMeta, interactions: Sequence[Interaction]) -> str:
+    """The cassette's text: fcreplay's format, interactions labelled in order."""
+    return assemble_cassette(meta, [interaction_text(i) for i in labelled(interactions)])
+
+
+def save_traffic(
+    path: Path, meta: CassetteMeta, interactions: Sequence[Interaction], secrets: Iterable[str]
+) -> None:
+    """Write the cassette atomically; SecretLeakError (nothing written) if it holds a secret."""
+    if path.suffix.lower() != WRITABLE_SUFFIX:
+        raise InputError.at(
+            path,
+            None,
+            "fcreplay writes JSON cassettes; record into a .json path (other cassettes "
+            "are read, never rewritten)",
+        )
+    text = traffic_text(meta, interactions)
+    refuse_leaks(text, secrets, where=f"cassette {path}")
+    write_text_atomically(path, text)

@@ -1,0 +1,137 @@
+"""Request matching for client traffic: method, path and canonical JSON body, each answer once.
+
+A request matches a recorded interaction when the method is the same, the path
+and query are the same (the host is not compared: a base URL may point anywhere
+at replay time; credential query keys were removed on both sides), and the bodies
+are the same JSON value (`canonical.same_value`: key order never matters, `1` and
+`true` stay different). Recorded interactions are tried in order and each answers
+once, as pytest-recording does by default.
+
+A request with no match is a `Miss` value, not an exception: it carries the
+nearest recorded request and every difference from it, path by path, as
+readable strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fcreplay.canonical import same_value
+from fcreplay.cassettes.interactions import Interaction, RecordedRequest
+from fcreplay.structdiff import MISSING, differences
+from fcreplay.traffic.wire import path_of
+
+_SHOWN = 80
+"""Characters of a value shown in a difference line."""
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A request the cassette has no unplayed recording for."""
+
+    request: RecordedRequest
+    """The request as it was sent (credentials removed)."""
+    nearest: int | None
+    """Position in the cassette of the closest recorded request; None when it has none."""
+    differences: tuple[str, ...]
+    """How the request differs from the nearest one, one readable line per path."""
+    played: bool = False
+    """Whether the nearest recording already answered an earlier request."""
+
+    @property
+    def message(self) -> str:
+        """The whole explanation, several lines."""
+        head = f"no recorded answer for {self.request.method} {path_of(self.request.uri)}"
+        if self.nearest is None:
+            return head + ": the cassette holds no interactions"
+        if not self.differences:
+            return (
+                f"{head}: the identical interaction {self.nearest} already answered an "
+                "earlier request (each recorded interaction answers once)"
+            )
+        again = " (already played)" if self.played else ""
+        lines = [f"{head}; the nearest recording, interaction {self.nearest}{again}, differs at:"]
+        lines += [f"  {line}" for line in self.differences]
+        return "\n".join(lines)
+
+
+def matches(recorded: RecordedRequest, method: str, path: str, body: Any) -> bool:
+    """Whether a recorded request answers one sent now."""
+    return (
+        recorded.method == method.upper()
+        and path_of(recorded.uri) == path
+        and same_value(recorded.body, body)
+    )
+
+
+def find(
+    interactions: Sequence[Interaction],
+    played: Sequence[bool],
+    method: str,
+    path: str,
+    body: Any,
+) -> int | None:
+    """Position of the first unplayed interaction that matches, or None."""
+    for index, interaction in enumerate(interactions):
+        if not played[index] and matches(interaction.request, method, path, body):
+            return index
+    return None
+
+
+def miss(
+    interactions: Sequence[Interaction],
+    played: Sequence[bool],
+    request: RecordedRequest,
+) -> Miss:
+    """Explain a request with no match: the nearest recording and how it differs.
+
+    Nearest: same method and path before anything else, then unplayed before
+    played, then the fewest differing paths, then the earliest.
+    """
+    best: tuple[tuple[int, int, int, int], int, list[str]] | None = None
+    method, path = request.method, path_of(request.uri)
+    for index, interaction in enumerate(interactions):
+        recorded = interaction.request
+        lines = _route_lines(recorded, method, path)
+        lines += body_differences(recorded.body, request.body)
+        rank = (len(_route_lines(recorded, method, path)), int(played[index]), len(lines), index)
+        if best is None or rank < best[0]:
+            best = (rank, index, lines)
+    if best is None:
+        return Miss(request, None, ())
+    _, index, lines = best
+    return Miss(request, index, tuple(lines), played=played[index])
+
+
+def _route_lines(recorded: RecordedRequest, method: str, path: str) -> list[str]:
+    lines = []
+    if recorded.method != method:
+        lines.append(f"method: recorded {recorded.method}, now {method}")
+    if path_of(recorded.uri) != path:
+        lines.append(f"path: recorded {path_of(recorded.uri)}, now {path}")
+    return lines
+
+
+def body_differences(recorded: Any, now: Any) -> list[str]:
+    """Every difference between two bodies, one line per path: `PATH: recorded X, now Y`."""
+    if same_value(recorded, now):
+        return []
+    if not isinstance(recorded, dict | list) or not isinstance(now, dict | list):
+        return [f"body: recorded {show(recorded)}, now {show(now)}"]
+    return [
+        f"{change.path or '/'}: recorded {show(change.before)}, now {show(change.after)}"
+        for change in differences(recorded, now)
+    ]
+
+
+def show(value: Any) -> str:
+    """A value on one line, cut to a readable length; `(missing)` for an absent one."""
+    if value is MISSING:
+        return "(missing)"
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
