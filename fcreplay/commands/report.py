@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from fcreplay.commands.options import config_option
+
+if TYPE_CHECKING:
+    from fcreplay.commands.runarg import ChosenLog
+    from fcreplay.golden.diff import GoldenDiff
 
 
 @click.command("report")
@@ -39,10 +45,27 @@ def command(
 
     chosen = read_run(run, config_path)
     path, records = chosen.path, chosen.records
-    text = render(records, output_format)
+    golden = _golden_diff(chosen, config_path) if output_format == "html" else None
+    text = render(records, output_format, golden)
     if output:
         write_text_atomically(output, text)
         click.echo(f"report of {path} written to {output}")
     else:
         click.echo(text, nl=False)
     return True
+
+
+def _golden_diff(chosen: ChosenLog, config_path: str | None) -> GoldenDiff | None:
+    """The run against the suite's goldens, when there is a suite and a golden folder."""
+    from fcreplay.errors import InputError
+    from fcreplay.golden.diff import diff_run
+    from fcreplay.inputs.config import load_config
+
+    try:
+        folder = load_config(config_path).golden
+    except InputError:
+        return None  # a run log read without a suite (a proxy's, say)
+    if not folder.is_dir():
+        return None
+    scope = chosen.end.scope if chosen.end is not None else None
+    return diff_run(chosen.records, folder, scope=scope)

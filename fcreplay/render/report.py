@@ -15,9 +15,11 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from fcreplay.golden.diff import GoldenDiff
 from fcreplay.metrics import METRICS, positional_sensitivity, tally
 from fcreplay.record import AttemptRecord
 from fcreplay.render.markdown import table
+from fcreplay.render.report_errors import error_markdown, error_text
 from fcreplay.render.report_figures import HEADERS, notes, rate
 from fcreplay.render.report_html import render_html
 
@@ -164,12 +166,17 @@ def _cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render(records: Sequence[AttemptRecord], fmt: str) -> str:
-    """The report of a run's attempt records in one of text, json, csv, markdown, html."""
+def render(records: Sequence[AttemptRecord], fmt: str, golden: GoldenDiff | None = None) -> str:
+    """The report of a run's attempt records in one of text, json, csv, markdown, html;
+    text, Markdown and HTML end with the error table by case, HTML compares with the
+    golden when one is given."""
     if fmt == "csv":
         return render_csv(records)
     report = build_report(records)
     if fmt == "html":
-        return render_html(report, records)
-    renderers = {"text": render_text, "json": render_json, "markdown": render_markdown}
-    return renderers[fmt](report)
+        return render_html(report, records, golden)
+    if fmt == "text":
+        return render_text(report) + "\n".join(["", *error_text(records)]) + "\n"
+    if fmt == "markdown":
+        return render_markdown(report) + "\n".join(["", *error_markdown(records)]) + "\n"
+    return render_json(report)
