@@ -8,8 +8,12 @@ the case or the tool results.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
+
+SHORT = 16
+"""Hex digits kept of each hash: enough to tell versions apart, short enough to read."""
 
 PARTS = ("contract", "prompt", "settings", "adapter", "case", "tool results")
 """Every part, in the order causes are listed."""
@@ -77,6 +81,11 @@ class Fingerprint:
             "case": self.case,
             "tool results": self.tool_results,
         }
+
+
+def text_hash(text: str) -> str:
+    """The short hash of a text (the system prompt's, for instance)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:SHORT]
 
 
 def _optional(value: Any) -> str | None:

@@ -15,6 +15,7 @@ from fcreplay.inputs.suite import load_suite
 from fcreplay.render.golden_markdown import DEFAULT_MAX_CHARS, render_markdown
 
 from .conftest import ROOT
+from .recorded_suite import recorded_copy
 
 EDITED = ("2. Не придумывай обязательные аргументы.", "2. Никогда не придумывай аргументы.")
 
@@ -124,3 +125,20 @@ def test_the_worst_case_pull_request_comment_stays_under_the_cap(example: Path) 
     assert "Cut to fit 60,000 characters; not shown:" in capped
     assert "`golden-diff-full.md` (kept with this workflow run's artifacts)" in capped
     assert capped.count("accept with `fcreplay golden update") == 1
+
+
+def test_lint_warns_when_the_prompt_moved_but_its_version_did_not(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = recorded_copy(tmp_path_factory, tmp_path)
+    config = suite / "fcreplay.toml"
+    assert cli(config, capsys, "lint")[1].count("warning  ") == 0
+    prompt = suite / "contracts" / "delivery_prompt.txt"
+    prompt.write_text(prompt.read_text(encoding="utf-8").replace(*EDITED), encoding="utf-8")
+    code, out = cli(config, capsys, "lint")
+    assert code == 0  # a warning never fails lint
+    assert "the prompt text differs from the one 28 cassettes were recorded with" in out
+    assert "but prompt_version is still 'test-prompt-v1'" in out
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("test-prompt-v1", "test-prompt-v2"), encoding="utf-8")
+    assert "prompt text differs" not in cli(config, capsys, "lint")[1]

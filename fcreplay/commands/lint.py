@@ -22,6 +22,7 @@ def command(config_path: str | None) -> bool:
     or drops, a setting it cannot send) and notes never fail lint.
     """
     from fcreplay.inputs.suite import load_suite
+    from fcreplay.lint.prompt import prompt_version_warning
     from fcreplay.lint.suite import lint_suite
 
     suite = load_suite(config_path)
@@ -36,6 +37,9 @@ def command(config_path: str | None) -> bool:
             f"prompt    {suite.config.system_prompt}: {suite.config.prompt_version}, "
             f"{len(suite.system_prompt)} characters"
         )
+        moved = prompt_version_warning(suite)
+        if moved is not None:
+            click.echo(f"  warning  {moved}")
     click.echo(
         f"cases     {suite.config.cases}: {len(suite.cases)} cases, version {suite.cases_version}"
     )

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import asdict
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_hash
 from fcreplay.engine.plan import Unit, unit_settings
-from fcreplay.fingerprint import Fingerprint
+from fcreplay.fingerprint import SHORT, Fingerprint, text_hash
 from fcreplay.inputs.suite import Suite
-
-_SHORT = 16
-"""Hex digits kept of each hash: enough to tell versions apart, short enough to read."""
 
 
 def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Fingerprint:
@@ -23,8 +19,8 @@ def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Finger
     prompt = suite.system_prompt
     executor = suite.executor
     return Fingerprint(
-        contract=suite.contract.contract_hash[:_SHORT],
-        prompt=None if prompt is None else hashlib.sha256(prompt.encode()).hexdigest()[:_SHORT],
+        contract=suite.contract.contract_hash[:SHORT],
+        prompt=None if prompt is None else text_hash(prompt),
         prompt_version=suite.config.prompt_version,
         settings=_hash([unit.target.model, settings, max_steps]),
         adapter=f"{adapter.NAME} {adapter.VERSION}",
@@ -36,4 +32,4 @@ def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Finger
 
 
 def _hash(value: object) -> str:
-    return canonical_hash(value)[:_SHORT]
+    return canonical_hash(value)[:SHORT]
