@@ -14,6 +14,11 @@ SIMULATED_LATENCY_HEADER = "x-fcreplay-simulated-latency-ms"
 takes it instead of the loopback round trip, which says nothing and would make every
 re-recording of a synthetic suite differ."""
 
+ATTEMPT_HEADER = "x-fcreplay-attempt"
+"""Request header `fcreplay record` sends: the attempt's number (nothing else). Providers
+ignore it; fcreplay's simulator answers by it, so re-recording a synthetic suite gives
+the same answers and call ids whatever the simulator served before."""
+
 Role = Literal["system", "user", "assistant"]
 ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]
 

@@ -84,8 +84,9 @@ def truncated(decision: Decision, events: int) -> ProviderError:
     return ProviderError(
         status=200,
         type=INCOMPLETE_STREAM,
-        code=None,
-        message=f"the stream ended before its terminal event (after {events} events)",
+        # The count goes in `code`, so the same failure reads alike in summaries.
+        code=f"after {events} events",
+        message="the stream ended before its terminal event",
         retryable=True,
         raw=replace(decision, kind="invalid", stop="other", finish_reason=None),
     )

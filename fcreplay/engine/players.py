@@ -20,6 +20,7 @@ from fcreplay.cassettes.interactions import Interaction, RecordedRequest
 from fcreplay.cassettes.redaction import scrub_headers, scrub_url
 from fcreplay.cassettes.unit import PlacedInteraction
 from fcreplay.neutral import (
+    ATTEMPT_HEADER,
     SIMULATED_LATENCY_HEADER,
     RoundTrip,
     TransportError,
@@ -83,8 +84,9 @@ class LivePlayer:
 
     def answer(self, request: WireRequest, *, step: int) -> Answer:
         started = time.monotonic()
+        numbered = replace(request, headers={**request.headers, ATTEMPT_HEADER: str(self._attempt)})
         try:
-            sent = self._transport.send(request)
+            sent = self._transport.send(numbered)
         except TransportError as exc:
             return Aborted(exc.kind, str(exc))
         response = replace(sent.response, latency_ms=_latency(sent.response, started))

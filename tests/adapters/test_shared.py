@@ -92,7 +92,7 @@ def test_a_stream_cut_before_its_end_is_a_retryable_failure_keeping_what_arrived
 def test_an_empty_stream_is_truncated(name: str) -> None:
     error = get_adapter(name).parse_stream(200, [])
     assert isinstance(error, ProviderError) and error.type == "incomplete_stream"
-    assert "after 0 events" in error.message
+    assert error.code == "after 0 events"
 
 
 # --- the OpenAI strict transform ---------------------------------------------------------
