@@ -112,7 +112,7 @@ def run_check(
     run = replay(suite, ReplayOptions(processes=processes, observer=differ), progress=progress)
     return CheckResult(
         run=run,
-        report=build_report(run.records, run.run_id),
+        report=build_report(run.records, run.run_id, prices=dict(suite.config.prices)),
         schema=differ.result(),
         golden=diff_run(run.records, suite.config.golden, run_id=run.run_id, scope=run.scope),
         fail_on=tuple(fail_on),

@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._gemini_errors import invalid_body, read_error
 from fcreplay.adapters._wire import as_dict, as_list, map_stop
 from fcreplay.canonical import normalize
-from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall, Usage
 from fcreplay.neutral import StreamEvent
 
 BLOCK_PREFIX = "blockReason:"
@@ -51,6 +51,10 @@ def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     A JSON-array body (`streamGenerateContent` without `alt=sse`) is read as
     the list of its chunks.
     """
+    return _usage.with_usage(_parse_decision_unmetered(status, body), _gemini_body_usage(body))
+
+
+def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
     if isinstance(body, bytes | str):
         try:
             body = json.loads(body)
@@ -77,6 +81,28 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     with the last chunk. Empty `{"text": ""}` parts, which some models send
     with the final chunk, are not kept in the assembled turn.
     """
+    return _usage.with_usage(
+        _parse_stream_unmetered(status, events), _usage.gemini_chunks(_stream_chunks(events))
+    )
+
+
+def _gemini_body_usage(body: Any) -> Usage | None:
+    if isinstance(body, bytes | str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    return _usage.gemini_chunks(body if isinstance(body, list) else [body])
+
+
+def _stream_chunks(events: Sequence[StreamEvent]) -> list[Any]:
+    chunks: list[Any] = []
+    for event in events:
+        chunks.extend(event.data if isinstance(event.data, list) else [event.data])
+    return chunks
+
+
+def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     chunks: list[Any] = []
     for event in events:

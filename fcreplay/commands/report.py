@@ -11,6 +11,7 @@ from fcreplay.commands.options import config_option
 if TYPE_CHECKING:
     from fcreplay.commands.runarg import ChosenLog
     from fcreplay.golden.diff import GoldenDiff
+    from fcreplay.inputs.config import Price
 
 
 @click.command("report")
@@ -46,7 +47,7 @@ def command(
     chosen = read_run(run, config_path)
     path, records = chosen.path, chosen.records
     golden = _golden_diff(chosen, config_path) if output_format == "html" else None
-    text = render(records, output_format, golden)
+    text = render(records, output_format, golden, _prices(config_path))
     if output:
         write_text_atomically(output, text)
         click.echo(f"report of {path} written to {output}")
@@ -69,3 +70,14 @@ def _golden_diff(chosen: ChosenLog, config_path: str | None) -> GoldenDiff | Non
         return None
     scope = chosen.end.scope if chosen.end is not None else None
     return diff_run(chosen.records, folder, scope=scope)
+
+
+def _prices(config_path: str | None) -> dict[str, Price]:
+    """The suite's token prices per model id, when there is a suite configuration."""
+    from fcreplay.errors import InputError
+    from fcreplay.inputs.config import load_config
+
+    try:
+        return dict(load_config(config_path).prices)
+    except InputError:
+        return {}

@@ -40,6 +40,16 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Price:
+    """What one model's tokens cost, in the currency of your choice per million tokens."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+    cached_input_per_mtok: float | None = None
+    """Cached input tokens; None: priced as other input tokens."""
+
+
+@dataclass(frozen=True)
 class SuiteConfig:
     """Where the suite's files are and how requests are made."""
 
@@ -68,6 +78,8 @@ class SuiteConfig:
     """Script `fcreplay simulate` serves by default (the bundled loopback simulator)."""
     schema_diff_allow: tuple[str, ...] = ()
     """Schema-diff classes that do not fail `fcreplay schema-diff` (e.g. constraint_lost)."""
+    prices: tuple[tuple[str, Price], ...] = ()
+    """Per model id, its token prices: the report then gives the cost of an operation."""
     targets: tuple[Target, ...] = ()
 
     def target(self, name: str) -> Target:
@@ -144,6 +156,32 @@ def _schema_diff_classes(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+_PRICE_KEYS = ("input_per_mtok", "output_per_mtok", "cached_input_per_mtok")
+
+
+def _prices(value: Any) -> tuple[tuple[str, Price], ...]:
+    if not isinstance(value, dict):
+        raise ValueError(
+            "must be a table: model id = {input_per_mtok = ..., output_per_mtok = ...}"
+        )
+    prices = []
+    for model, entry in value.items():
+        if not isinstance(entry, dict) or not {"input_per_mtok", "output_per_mtok"} <= set(entry):
+            raise ValueError(f"{model!r}: needs input_per_mtok and output_per_mtok")
+        unknown = sorted(set(entry) - set(_PRICE_KEYS))
+        if unknown:
+            raise ValueError(
+                f"{model!r}: unknown key {unknown[0]!r} (known: {', '.join(_PRICE_KEYS)})"
+            )
+        if not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
+            for v in entry.values()
+        ):
+            raise ValueError(f"{model!r}: prices must be numbers of at least 0")
+        prices.append((str(model), Price(**{k: float(v) for k, v in entry.items()})))
+    return tuple(prices)
+
+
 def _adapter(value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ValueError('must be an adapter name or "package.module:attribute"')
@@ -194,6 +232,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "max_retries": _count,
     "simulator_script": _path,
     "schema_diff_allow": _schema_diff_classes,
+    "prices": _prices,
 }
 _TARGET_FIELDS: dict[str, FieldRule] = {
     "name": _target_name,

@@ -12,16 +12,19 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fcreplay.golden.diff import GoldenDiff
+from fcreplay.inputs.config import Price
 from fcreplay.metrics import METRICS, positional_sensitivity, tally
+from fcreplay.operation import operation_figures
 from fcreplay.record import AttemptRecord
 from fcreplay.render.markdown import table
 from fcreplay.render.report_errors import error_markdown, error_text
 from fcreplay.render.report_figures import HEADERS, notes, rate
 from fcreplay.render.report_html import render_html
+from fcreplay.render.report_operation import operation_markdown, operation_text
 
 REPORT_FORMAT = 1
 
@@ -39,8 +42,14 @@ ERROR_COLUMNS = (
 )
 
 
-def build_report(records: Sequence[AttemptRecord], run_id: str | None = None) -> dict[str, Any]:
-    """The JSON-ready report of a run's attempt records."""
+def build_report(
+    records: Sequence[AttemptRecord],
+    run_id: str | None = None,
+    *,
+    prices: Mapping[str, Price] | None = None,
+) -> dict[str, Any]:
+    """The JSON-ready report of a run's attempt records (with `prices`, what each
+    completed operation cost; see `fcreplay.operation`)."""
     tallies = tally(records)
     results = []
     for (target, variant), counts in tallies.items():
@@ -61,6 +70,9 @@ def build_report(records: Sequence[AttemptRecord], run_id: str | None = None) ->
                 "counts": counts.counts(),
             }
         )
+    spent = operation_figures(records, prices)
+    for result in results:
+        result["operation"] = spent[(str(result["target"]), str(result["variant"]))]
     return {
         "fcreplay_report": REPORT_FORMAT,
         "run_id": run_id or _single(r.run_id for r in records),
@@ -166,17 +178,24 @@ def _cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render(records: Sequence[AttemptRecord], fmt: str, golden: GoldenDiff | None = None) -> str:
+def render(
+    records: Sequence[AttemptRecord],
+    fmt: str,
+    golden: GoldenDiff | None = None,
+    prices: Mapping[str, Price] | None = None,
+) -> str:
     """The report of a run's attempt records in one of text, json, csv, markdown, html;
-    text, Markdown and HTML end with the error table by case, HTML compares with the
-    golden when one is given."""
+    text, Markdown and HTML show what each completed operation cost and end with the
+    error table by case; HTML compares with the golden when one is given."""
     if fmt == "csv":
         return render_csv(records)
-    report = build_report(records)
+    report = build_report(records, prices=prices)
     if fmt == "html":
         return render_html(report, records, golden)
     if fmt == "text":
-        return render_text(report) + "\n".join(["", *error_text(records)]) + "\n"
+        tail = ["", *operation_text(report), "", *error_text(records)]
+        return render_text(report) + "\n".join(tail) + "\n"
     if fmt == "markdown":
-        return render_markdown(report) + "\n".join(["", *error_markdown(records)]) + "\n"
+        tail = ["", *operation_markdown(report), "", *error_markdown(records)]
+        return render_markdown(report) + "\n".join(tail) + "\n"
     return render_json(report)

@@ -22,6 +22,7 @@ from fcreplay.render.html_attempts import anchor, drill_down
 from fcreplay.render.html_style import CSS
 from fcreplay.render.report_errors import error_table
 from fcreplay.render.report_figures import HEADERS, notes, rate
+from fcreplay.render.report_operation import TERMS, operation_html
 from fcreplay.stale import causes_of, describe
 
 _OUTCOME_TITLE = {
@@ -77,6 +78,9 @@ def render_html(
         *_stale_warning(golden),
         "<h2>Metrics</h2>",
         _metrics_table(report),
+        "<h2>Per completed attempt</h2><p>Every turn and retry of one case, to its end: "
+        "compare these, not single requests.</p>",
+        operation_html(report),
         "<h2>Cases × targets</h2>",
         "<p>Each cell: attempts passed / attempts; a letter is the golden class "
         "(R regression, F fix, ~ flaky, C changed, N new). Open a cell for its attempts.</p>",
@@ -106,6 +110,11 @@ def _glossary() -> str:
         f'<dt id="{escape(term.name)}">{escape(term.name)}</dt>'
         f"<dd>{escape(term.definition)} Denominator: {escape(term.denominator)}.</dd>"
         for term in GLOSSARY
+    ]
+    items += [
+        f'<dt id="{escape(term.name)}">{escape(term.name)}</dt>'
+        f"<dd>{escape(term.definition)} Over: {escape(term.denominator)}.</dd>"
+        for term in TERMS
     ]
     items += [f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in NOTES]
     return "<h2>Glossary</h2><dl>" + "".join(items) + "</dl>"

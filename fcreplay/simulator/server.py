@@ -38,6 +38,7 @@ import json
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ from fcreplay.neutral import (
     StreamEvent,
     WireResponse,
 )
-from fcreplay.simulator.answers import CALL_TAG
+from fcreplay.simulator.answers import CALL_TAG, synthetic_usage
 from fcreplay.simulator.answers import choose_answer as choose_answer
 from fcreplay.simulator.answers import pick as pick
 from fcreplay.simulator.answers import to_decision as to_decision
@@ -155,6 +156,7 @@ class Simulator:
         decision = to_decision(
             answer, adapter.CAPABILITIES, view.model, repetition, view.tool_result_turns
         )
+        decision = replace(decision, usage=synthetic_usage(body, decision))
         wire = adapter.render_response(decision, stream=view.stream)
         if fault is not None and fault.kind == "malformed_json":
             wire = _malformed(wire)
