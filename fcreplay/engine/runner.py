@@ -9,8 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -18,14 +17,12 @@ from typing import Literal
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.redaction import refuse_leaks
-from fcreplay.cassettes.store import CassetteMeta
-from fcreplay.cassettes.unit import UnitCassette
-from fcreplay.engine.attempt import run_attempt
-from fcreplay.engine.fingerprints import unit_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
-from fcreplay.engine.players import Player, Transport
+from fcreplay.engine.players import Transport
+from fcreplay.engine.pools import run_in_processes, run_in_threads
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource, Source
+from fcreplay.engine.unitrun import UnitRun
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runlog import (
@@ -178,7 +175,7 @@ def _run(
                 f"{log_path}:{contents.torn_line}: incomplete last record (the run was "
                 "interrupted while writing it); ignored, that attempt runs again"
             )
-    run = _Run(
+    run = UnitRun(
         suite,
         units,
         run_id,
@@ -219,9 +216,9 @@ def _run(
 
         try:
             if processes > 1:
-                _run_in_processes(run, processes, emit)
+                run_in_processes(run, processes, emit)
             elif options.concurrency > 1:
-                _run_in_threads(run, options.concurrency, emit)
+                run_in_threads(run, options.concurrency, emit)
             else:
                 for unit in units:
                     run.run_unit(unit, emit)
@@ -247,74 +244,6 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-Emit = Callable[[AttemptRecord], None]
-
-
-@dataclass
-class _Run:
-    """What every unit of one run shares."""
-
-    suite: Suite
-    units: list[Unit]
-    run_id: str
-    done: set[AttemptKey]
-    cassettes: Path
-    adapters: dict[str, ClientAdapter]
-    source: Source
-    reads_disk: bool
-    resuming: bool = False
-    note: Callable[[str], None] | None = None
-    """Where a unit's closing remark goes (a cassette kept, for instance)."""
-    on_retry: Callable[[str], None] | None = None
-    """Told of every retry while recording (replay never waits, so never says)."""
-
-    def run_unit(self, unit: Unit, emit: Emit) -> None:
-        """Run the attempts of one unit not already done, emitting each record."""
-        repetitions = self.suite.config.repetitions
-        adapter = self.adapters[unit.target.adapter]
-        fingerprint = unit_fingerprint(self.suite, unit, adapter)
-        meta = CassetteMeta(
-            unit.target.name, adapter.NAME, unit.variant, unit.case.id, recorded_with=fingerprint
-        )
-        path = unit.cassette_path(self.cassettes)
-        cassette = (
-            UnitCassette.load(path, meta, staged=self.resuming)
-            if self.reads_disk
-            else UnitCassette(path, meta)
-        )
-        on_disk = cassette.cassette.meta if cassette.cassette is not None else None
-        finished = [
-            n
-            for n in range(1, repetitions + 1)
-            if (unit.target.name, unit.variant, unit.case.id, n) in self.done
-        ]
-        plan = self.source.open(unit, cassette, finished)
-        complete = True
-        for attempt in range(1, repetitions + 1):
-            if attempt in finished:
-                continue
-            player: Player = plan.player(attempt)
-            record = run_attempt(
-                self.suite,
-                unit,
-                attempt,
-                player,
-                adapter=adapter,
-                run_id=self.run_id,
-                max_retries=self.suite.config.max_retries,
-                fingerprint=fingerprint,
-                recorded_with=None if on_disk is None else on_disk.recorded_with,
-                cassette=str(path),
-                on_retry=self.on_retry,
-            )
-            complete = complete and record.transport_error is None
-            plan.keep(attempt)
-            emit(record)
-        note = plan.finish(complete)
-        if note is not None and self.note is not None:
-            self.note(note)
-
-
 def _processes(requested: int | None, units: int) -> int:
     """Worker processes for a replay: by default only when big enough to repay the
     start-up; fork is required (the workers inherit the loaded suite)."""
@@ -327,52 +256,3 @@ def _processes(requested: int | None, units: int) -> int:
 
 _UNITS_PER_PROCESS = 100
 """Below this many units per worker, starting processes costs more than it saves."""
-_FORKED: _Run | None = None
-"""The run a forked replay worker works on (inherited, so nothing is pickled in)."""
-
-
-def _replay_chunk(indexes: list[int]) -> tuple[list[AttemptRecord], CassetteObserver | None]:
-    assert _FORKED is not None
-    run = _FORKED
-    observer = run.source.fresh_observer()
-    records: list[AttemptRecord] = []
-    for index in indexes:
-        run.run_unit(run.units[index], records.append)
-    return records, observer
-
-
-def _run_in_processes(run: _Run, processes: int, emit: Emit) -> None:
-    global _FORKED
-    _FORKED = run
-    # Several chunks per worker keep the workers busy to the end and the log growing.
-    size = max(1, len(run.units) // (processes * 8))
-    chunks = [list(range(i, min(i + size, len(run.units)))) for i in range(0, len(run.units), size)]
-    context = multiprocessing.get_context("fork")
-    try:
-        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-            futures = [pool.submit(_replay_chunk, chunk) for chunk in chunks]
-            try:
-                for future in as_completed(futures):
-                    records, observed = future.result()
-                    for record in records:
-                        emit(record)
-                    run.source.merge_observer(observed)
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
-    finally:
-        _FORKED = None
-
-
-def _run_in_threads(run: _Run, concurrency: int, emit: Emit) -> None:
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        futures = [pool.submit(run.run_unit, unit, emit) for unit in run.units]
-        try:
-            wait(futures)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
-        for future in futures:
-            future.result()  # re-raise the first worker error
