@@ -70,6 +70,11 @@ def summarize(result: RunResult) -> list[str]:
         )
     if result.skipped:
         lines.append(f"  {result.skipped} attempts were already logged and were skipped")
+    if result.requests:
+        lines.append(
+            f"  requests: {result.requests.get('live', 0)} sent live, "
+            f"{result.requests.get('replayed', 0)} answered from cassettes"
+        )
     lines.append(f"run log: {result.log_path}")
     return lines
 

@@ -123,6 +123,11 @@ class ReplayPlayer:
         self.last: PlacedInteraction | None = None
         """The interaction the latest exchange was answered from."""
 
+    @property
+    def answered(self) -> int:
+        """Requests answered from the recording so far."""
+        return self._next
+
     def answer(self, request: WireRequest, *, step: int) -> Answer:
         if self._next >= len(self._placed):
             return Aborted(
@@ -176,6 +181,11 @@ class NewEpisodesPlayer:
     def recorded(self) -> list[PlacedInteraction]:
         """The interactions this attempt ends up with: those replayed, then those recorded."""
         return self._replayed + self._live.recorded
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """(requests sent live, requests answered from the cassette)."""
+        return len(self._live.recorded), len(self._replayed)
 
     def answer(self, request: WireRequest, *, step: int) -> Answer:
         if not self._live_now:

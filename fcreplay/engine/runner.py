@@ -92,6 +92,8 @@ class RunResult:
     notes: tuple[str, ...] = field(default=())
     """What the user was told along the way (a torn log line, a cassette kept)."""
     scope: RunScope = field(default_factory=RunScope)
+    requests: Mapping[str, int] = field(default_factory=dict)
+    """When recording: requests sent `live` and answered from cassettes (`replayed`)."""
 
     @property
     def problems(self) -> list[AttemptRecord]:
@@ -189,6 +191,8 @@ def _run(
     todo = sum(1 for key in order if key not in done)
     progress = progress or Progress(todo)
     progress.total = todo
+    again = f"resuming run {run_id}" if options.resume else f"{source.label} run {run_id}"
+    progress.note(f"{again}: {todo} attempts, log {log_path}")
     for note in notes:
         progress.note(note)
 
@@ -226,6 +230,20 @@ def _run(
             # The log says it is unfinished, so nobody takes it for a whole run.
             reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else _first_line(exc)
             writer.end(RunEnd(run_id, source.label, False, len(writer.spans), reason, scope))
+            if isinstance(exc, KeyboardInterrupt):
+                selection = "".join(
+                    f" --{option} {value}"
+                    for option, values in (
+                        ("target", scope.targets),
+                        ("variant", scope.variants),
+                        ("case", scope.case_ids),
+                    )
+                    for value in values
+                )
+                progress.note(
+                    f"interrupted: {len(writer.spans)} attempts are in {log_path}; "
+                    + source.resume_hint(run_id, selection)
+                )
             raise
         finally:
             progress.finish()
@@ -235,7 +253,13 @@ def _run(
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[r.key])
     return RunResult(
-        run_id, log_path, tuple(records), skipped=len(done), notes=tuple(notes), scope=scope
+        run_id,
+        log_path,
+        tuple(records),
+        skipped=len(done),
+        notes=tuple(notes),
+        scope=scope,
+        requests=source.request_counts(),
     )
 
 

@@ -7,7 +7,9 @@ the attempt it keeps what must be kept (a recording source saves the cassette).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -66,9 +68,17 @@ class Source(Protocol):
 
     def reads_cassettes(self, *, resuming: bool) -> bool: ...
 
+    def resume_hint(self, run_id: str, selection: str) -> str:
+        """What to run to continue an interrupted run (`selection`: its options)."""
+        ...
+
     def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers: ...
 
     def fresh_observer(self) -> CassetteObserver | None: ...
+
+    def request_counts(self) -> dict[str, int]:
+        """Requests sent `live` and answered from cassettes (`replayed`), when recording."""
+        ...
 
     def merge_observer(self, observed: CassetteObserver | None) -> None: ...
 
@@ -88,6 +98,9 @@ class ReplaySource:
     def reads_cassettes(self, *, resuming: bool) -> bool:
         return True
 
+    def resume_hint(self, run_id: str, selection: str) -> str:
+        return "a replay is cheap: run it again"
+
     def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers:
         if self._observer is not None:
             if cassette.cassette is not None:
@@ -95,6 +108,9 @@ class ReplaySource:
             else:
                 self._observer.note_missing(cassette.path)
         return _Replaying(cassette, record_hint(unit))
+
+    def request_counts(self) -> dict[str, int]:
+        return {}
 
     def fresh_observer(self) -> CassetteObserver | None:
         # In a forked worker: count only what this worker reads, for the parent to merge.
@@ -144,6 +160,8 @@ class RecordSource:
         transports: Mapping[str, Transport] | None,
     ) -> None:
         self._mode = record_mode
+        self._counts: Counter[str] = Counter(live=0, replayed=0)
+        self._count_lock = threading.Lock()
         names = {u.target.api_key_env for u in units if u.target.api_key_env}
         self.secrets: Sequence[str] = [
             os.environ[name] for name in sorted(names) if os.environ.get(name)
@@ -157,12 +175,26 @@ class RecordSource:
     def reads_cassettes(self, *, resuming: bool) -> bool:
         return self._mode != "all" or resuming
 
+    def request_counts(self) -> dict[str, int]:
+        with self._count_lock:
+            return dict(self._counts)
+
+    def _count(self, live: int, replayed: int) -> None:
+        with self._count_lock:
+            self._counts["live"] += live
+            self._counts["replayed"] += replayed
+
+    def resume_hint(self, run_id: str, selection: str) -> str:
+        return f"continue with `fcreplay record --resume {run_id}{selection}`"
+
     def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers:
         live = not (self._mode == "once" and cassette.exists)
         if live and self._mode == "all":
             cassette.keep_only(finished)
         transport = self._transports[unit.target.name]
-        return _Recording(cassette, transport, self._mode, live, self.secrets, record_hint(unit))
+        return _Recording(
+            cassette, transport, self._mode, live, self.secrets, record_hint(unit), self._count
+        )
 
     def fresh_observer(self) -> CassetteObserver | None:
         return None
@@ -184,8 +216,11 @@ class _Recording:
         live: bool,
         secrets: Sequence[str],
         hint: str,
+        count: Callable[[int, int], None],
     ) -> None:
         self._cassette = cassette
+        self._count = count
+        self._replaying: ReplayPlayer | None = None
         self._transport = transport
         self._mode = mode
         self._live = live
@@ -198,7 +233,10 @@ class _Recording:
         self._recorder = None
         if not self._live:
             placed = self._cassette.of_attempt(attempt)
-            return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
+            self._replaying = ReplayPlayer(
+                placed, cassette=self._cassette.path, record_hint=self._hint
+            )
+            return self._replaying
         live = LivePlayer(self._transport, attempt)
         if self._mode == "new_episodes":
             placed = self._cassette.of_attempt(attempt)
@@ -209,6 +247,12 @@ class _Recording:
         return self._recorder
 
     def keep(self, attempt: int) -> None:
+        if isinstance(self._recorder, NewEpisodesPlayer):
+            self._count(*self._recorder.counts)
+        elif self._recorder is not None:
+            self._count(len(self._recorder.recorded), 0)
+        elif self._replaying is not None:
+            self._count(0, self._replaying.answered)
         # An attempt that reached no provider (connection refused) has nothing to keep.
         if self._recorder is not None and (self._recorder.recorded or self._saved):
             self._cassette.put(attempt, self._recorder.recorded)
