@@ -15,6 +15,7 @@ from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
 from fcreplay.verdict import failures, verdict
 
 REASONS = {
+    "stale": "a golden entry whose recording no longer matches what the suite sends",
     "regression": "a golden entry that passed now fails",
     "drift": "request drift or a missing cassette",
     "schema": "a blocking schema-diff entry",
@@ -26,7 +27,9 @@ REASONS = {
 }
 """Every reason `--fail-on` accepts, and what it counts."""
 
-DEFAULT_FAIL_ON = ("regression", "drift", "schema", "missing", "new")
+DEFAULT_FAIL_ON = ("stale", "regression", "drift", "schema", "missing", "new")
+"""Stale fails by default: a recording that no longer matches tests nothing of today's
+code, so a green check would claim what it did not check."""
 
 
 def parse_fail_on(text: str) -> tuple[str, ...]:
@@ -52,6 +55,7 @@ class CheckResult:
         """How many of each reason the run shows, whether or not it fails on it."""
         golden = self.golden.counts()
         return {
+            "stale": golden["stale"],
             "regression": golden["regression"],
             "drift": len(self.run.problems),
             "schema": len(self.schema.blocking),
@@ -73,6 +77,11 @@ class CheckResult:
     def ok(self) -> bool:
         """Whether the check passes."""
         return not self.failures
+
+    def headline(self) -> str | None:
+        """The first line when recordings are stale: how many, why, and the command."""
+        staleness = self.golden.staleness
+        return staleness.headline() if staleness else None
 
     def summary(self) -> str:
         """The one closing line: verdict, what failed, what was seen, what to run next."""
@@ -98,8 +107,8 @@ def run_check(
     run = replay(suite, ReplayOptions(processes=processes, observer=differ), progress=progress)
     return CheckResult(
         run=run,
-        report=build_report(run.records, run.run_id),
+        report=build_report(run.records, run.run_id, prices=dict(suite.config.prices)),
         schema=differ.result(),
-        golden=diff_run(run.records, suite.config.golden, run_id=run.run_id),
+        golden=diff_run(run.records, suite.config.golden, run_id=run.run_id, scope=run.scope),
         fail_on=tuple(fail_on),
     )

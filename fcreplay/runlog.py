@@ -1,4 +1,9 @@
-"""The run log: one JSON line per attempt record, appended and fsynced as each attempt ends."""
+"""The run log: one JSON line per attempt record, appended and fsynced as each attempt ends.
+
+Its last line is a run-end record saying whether the run finished (and, when it
+stopped early, why): a log without one was killed, or is still being written.
+Commands that pick the newest run skip unfinished ones and say so.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
@@ -18,7 +23,11 @@ from fcreplay.confine import confined
 from fcreplay.errors import InputError
 from fcreplay.names import RUN_ID, is_name
 from fcreplay.record import AttemptKey, AttemptRecord, RecordShapeError
+from fcreplay.runmarks import RUN_END_KEY, RUN_HEADER, RunEnd, RunHeader, run_end_line
 from fcreplay.sources import json_problem
+
+_TAIL_BYTES = 8192
+"""How much of a log's end is read to find its run-end record (which is short)."""
 
 
 def new_run_id(mode: str) -> str:
@@ -26,43 +35,6 @@ def new_run_id(mode: str) -> str:
     now = datetime.now(UTC)
     stamp = now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}"
     return f"{stamp}Z-{mode}-{secrets.token_hex(3)}"
-
-
-RUN_HEADER = "fcreplay_run"
-"""The key that marks a run log's header line."""
-HEADER_VERSION = 1
-
-
-@dataclass(frozen=True)
-class RunHeader:
-    """The first line of a run log: which run, in which mode, over what (its fingerprint)."""
-
-    run_id: str
-    mode: str
-    """`record:<record mode>` or `replay`."""
-    fingerprint: dict[str, Any]
-
-    def to_line(self) -> str:
-        """The header as its run-log line, newline included."""
-        document = {
-            RUN_HEADER: HEADER_VERSION,
-            "run_id": self.run_id,
-            "mode": self.mode,
-            "fingerprint": self.fingerprint,
-        }
-        return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RunHeader:
-        """Read a header line's object; RecordShapeError names what is wrong."""
-        if data.get(RUN_HEADER) != HEADER_VERSION:
-            raise RecordShapeError(f"run header version {data.get(RUN_HEADER)!r}")
-        run_id, mode, fingerprint = data.get("run_id"), data.get("mode"), data.get("fingerprint")
-        if not (
-            isinstance(run_id, str) and isinstance(mode, str) and isinstance(fingerprint, dict)
-        ):
-            raise RecordShapeError("a run header holds run_id, mode and fingerprint")
-        return cls(run_id, mode, fingerprint)
 
 
 @dataclass(frozen=True)
@@ -73,11 +45,18 @@ class RunLogContents:
     torn_line: int | None = None
     """Line number of an incomplete last line (a write cut short), which was ignored."""
     complete_bytes: int = 0
-    """Length of the file up to the end of the last complete record."""
+    """Length of the file up to the end of the last complete attempt record."""
     spans: tuple[tuple[int, int], ...] = ()
     """Byte range of each record's line, newline included, parallel to `records`."""
     header: RunHeader | None = None
     """The run header, when the log starts with one (record and replay write it)."""
+    end: RunEnd | None = None
+    """The run-end record; None when the run never wrote one (killed, or still running)."""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run says it finished."""
+        return self.end is not None and self.end.finished
 
 
 def read_run_log(path: Path) -> RunLogContents:
@@ -94,6 +73,7 @@ def read_run_log(path: Path) -> RunLogContents:
     records: list[AttemptRecord] = []
     spans: list[tuple[int, int]] = []
     header = None
+    end: RunEnd | None = None
     start = 0
     for number, raw in enumerate(complete, start=1):
         line: object
@@ -104,6 +84,10 @@ def read_run_log(path: Path) -> RunLogContents:
             raise InputError.at(path, number, f"{problem}; the run log is damaged") from None
         if not isinstance(line, dict):
             raise InputError.at(path, number, "not a JSON object; the run log is damaged")
+        if end is not None:
+            raise InputError.at(
+                path, number - 1, "a run-end record before the last line; the run log is damaged"
+            )
         if number == 1 and RUN_HEADER in line:
             try:
                 header = RunHeader.from_json(line)
@@ -114,21 +98,43 @@ def read_run_log(path: Path) -> RunLogContents:
             start += len(raw) + 1
             continue
         try:
-            records.append(AttemptRecord.from_json(line))
+            if RUN_END_KEY in line:
+                end = RunEnd.from_json(line)
+            else:
+                records.append(AttemptRecord.from_json(line))
+                spans.append((start, start + len(raw) + 1))
         except RecordShapeError as exc:
             raise InputError.at(
                 path, number, f"not an attempt record: {exc}; the run log is damaged"
             ) from None
-        spans.append((start, start + len(raw) + 1))
         start += len(raw) + 1
     # Records always end with a newline, so anything after the last one is a torn write.
     return RunLogContents(
         tuple(records),
         torn_line=len(complete) + 1 if tail else None,
-        complete_bytes=len(data) - len(tail),
+        complete_bytes=spans[-1][1] if spans else _header_bytes(data),
         spans=tuple(spans),
         header=header,
+        end=end,
     )
+
+
+def read_run_end(path: Path) -> RunEnd | None:
+    """The run-end record of a log, reading only its end; None when it has none."""
+    with path.open("rb") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        stream.seek(max(0, size - _TAIL_BYTES))
+        tail = stream.read()
+    if not tail.endswith(b"\n"):
+        return None
+    last = tail[:-1].rsplit(b"\n", 1)[-1]
+    if RUN_END_KEY.encode() not in last:
+        return None
+    try:
+        line = json.loads(last)
+        return RunEnd.from_json(line) if isinstance(line, dict) else None
+    except (ValueError, RecordShapeError):
+        return None  # a long record cut by the tail window, or damage: not a run end
 
 
 class RunLogWriter:
@@ -188,6 +194,13 @@ class RunLogWriter:
         if self._durable:  # a crashed machine keeps only what was synced
             os.fsync(self._stream.fileno())
 
+    def end(self, end: RunEnd) -> None:
+        """Append the run-end record (last, once), durably: a run that stops early says
+        so, a log written in one go says it finished."""
+        self._stream.write(run_end_line(end).encode())
+        self._stream.flush()
+        os.fsync(self._stream.fileno())
+
     def close(self) -> None:
         """Close the file."""
         self._stream.close()
@@ -200,22 +213,33 @@ class RunLogWriter:
 
 
 def rewrite_in_order(
-    path: Path, spans: dict[AttemptKey, tuple[int, int]], order: Iterable[AttemptKey]
+    path: Path,
+    spans: dict[AttemptKey, tuple[int, int]],
+    order: Iterable[AttemptKey],
+    end: RunEnd | None = None,
 ) -> None:
     """Rewrite a finished run log in plan order, atomically (temp file + rename).
 
     Attempts are appended in completion order, which concurrency makes
     arbitrary; a finished log is put back in a stable order for readers and
-    diffs. Lines are moved as bytes, never parsed again.
+    diffs, its run-end record (when given) last. Lines are moved as bytes, never
+    parsed again.
     """
     data = path.read_bytes()
     listed = [key for key in order if key in spans]
     planned = set(listed)
     rest = sorted(span for key, span in spans.items() if key not in planned)
-    head = min((start for start, _ in spans.values()), default=len(data))
+    head = min((start for start, _ in spans.values()), default=_header_bytes(data))
     pieces = [data[:head]]  # the run header stays first
     pieces += [data[start:end] for start, end in [spans[key] for key in listed] + rest]
-    write_text_atomically(path, b"".join(pieces).decode("utf-8"))
+    trailer = b"" if end is None else run_end_line(end).encode()
+    write_text_atomically(path, (b"".join(pieces) + trailer).decode("utf-8"))
+
+
+def _header_bytes(data: bytes) -> int:
+    """The length of the run header line at the start of `data` (0 without one)."""
+    first = data.split(b"\n", 1)[0]
+    return len(first) + 1 if RUN_HEADER.encode() in first and b"\n" in data else 0
 
 
 def run_log_path(runs: Path, run_id: str) -> Path:
@@ -239,6 +263,41 @@ def newest_run_log(runs: Path) -> Path:
             runs, None, "no run logs yet; run `fcreplay replay` or `fcreplay record` first"
         )
     return logs[-1]
+
+
+@dataclass(frozen=True)
+class ChosenRun:
+    """The newest finished run of the wanted mode, and the newer logs passed over."""
+
+    path: Path
+    end: RunEnd
+    unfinished: tuple[tuple[Path, RunEnd | None], ...]
+    """Newer logs skipped because they did not finish (with their run-end, if any)."""
+    other_mode: int
+    """Newer finished logs skipped because they are of another mode."""
+
+
+def newest_finished_run(runs: Path, mode: str | None = None) -> ChosenRun:
+    """The most recent run that finished (and is of `mode`, when given).
+
+    An InputError says what to run when there is none, and names the unfinished
+    logs it passed over.
+    """
+    logs = sorted(runs.glob("*.jsonl"), reverse=True) if runs.is_dir() else []
+    unfinished: list[tuple[Path, RunEnd | None]] = []
+    other_mode = 0
+    for log in logs:
+        end = read_run_end(log)
+        if end is None or not end.finished:
+            unfinished.append((log, end))
+        elif mode is not None and end.mode != mode:
+            other_mode += 1
+        else:
+            return ChosenRun(log, end, tuple(unfinished), other_mode)
+    kind = f"finished {mode} run" if mode else "finished run"
+    command = "fcreplay record" if mode == "record" else "fcreplay replay` or `fcreplay record"
+    skipped = f" ({len(unfinished)} unfinished skipped; name one with --run)" if unfinished else ""
+    raise InputError.at(runs, None, f"no {kind} log{skipped}; run `{command}` first")
 
 
 def record_line(record: AttemptRecord) -> str:

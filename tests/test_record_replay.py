@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import socket
@@ -148,7 +149,7 @@ def test_replay_after_an_adapter_change_shows_the_drift_path(
     assert "request drift" in err
     assert "quote_delivery.json" not in err  # the cassette is named after the case
     assert "quote_complete.json interaction 0" in err
-    assert "/tools/1/function/parameters/required" in err
+    assert 'parameters of tool quote_delivery at /required: recorded ["origin"' in err
     assert 'recorded ["origin", "destination", "weight_kg", "service"], now (missing)' in err
 
 
@@ -325,3 +326,30 @@ def test_schema_diff_fed_by_the_replay_equals_the_standalone_one(
     fed, alone = differ.result(), schema_diff(suite, cassettes=cassettes)
     assert fed.requests == alone.requests == 844
     assert fed.to_json() == alone.to_json()
+
+
+def test_recording_again_from_a_simulator_that_kept_running_changes_no_byte(
+    suite_dir: Path, simulator: str
+) -> None:
+    """Answers and call ids follow the attempt, not how many requests the simulator saw."""
+    config = point_at(suite_dir, simulator)
+    selection = ["--target", "sim-openai-chat", "--target", "sim-anthropic"]
+    selection += ["--case", "lookup_not_found", "--case", "cancel_explicit"]
+    assert run(["record", "--config", str(config), *selection]) == 0
+    first = {p: p.read_bytes() for p in (suite_dir / "cassettes").rglob("*.json")}
+    assert len(first) == 2 * 2 * 4  # 2 targets × 2 cases × 4 variants
+    assert run(["record", "--config", str(config), *selection, "--concurrency", "4"]) == 0
+    again = {p: p.read_bytes() for p in (suite_dir / "cassettes").rglob("*.json")}
+    assert again == first
+    ids = {
+        call["id"]
+        for path in first
+        for interaction in json.loads(first[path])["interactions"]
+        for call in interaction["response"]
+        .get("parsed_body", {})
+        .get("choices", [{}])[0]
+        .get("message", {})
+        .get("tool_calls", None)
+        or []
+    }
+    assert ids and all(re.fullmatch(r"fcsim_r[0-2]_t\d_\d", i) for i in ids), ids

@@ -170,11 +170,11 @@ def test_report_of_a_log_that_holds_a_key_writes_nothing(
     key = fake("sk-test-", 32)
     (log,) = (recorded.parent / "runs").glob("*.jsonl")
     lines = log.read_text(encoding="utf-8").splitlines()
-    first = json.loads(lines[-1])
-    first["steps"][0]["decision"]["text"] = key
-    first["verdict"] = "fail"
-    first["findings"] = [{"code": "text_mismatch", "step": 0, "path": "", "actual": key}]
-    lines[-1] = json.dumps(first, ensure_ascii=False)
+    last = json.loads(lines[-2])  # the line before the run-end record
+    last["steps"][0]["decision"]["text"] = key
+    last["verdict"] = "fail"
+    last["findings"] = [{"code": "text_mismatch", "step": 0, "path": "", "actual": key}]
+    lines[-2] = json.dumps(last, ensure_ascii=False)
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.chdir(recorded.parent)
     refused = set()

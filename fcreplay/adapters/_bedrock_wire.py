@@ -87,7 +87,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
             use["input"] = text  # kept as sent: the call reads as invalid
     message = {"role": "assistant", "content": [blocks[i] for i in sorted(blocks)]}
     decision = decide(message, stop_reason, raw=_wire.raw_events(events))
-    return decision if stopped else _wire.truncated(decision)
+    return decision if stopped else _wire.truncated(decision, len(events))
 
 
 def _delta(

@@ -59,7 +59,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     if calls:
         message["tool_calls"] = calls
     decision = _decide(message, last, raw=_wire.raw_events(events))
-    return decision if last.get("done") is True else _wire.truncated(decision)
+    return decision if last.get("done") is True else _wire.truncated(decision, len(events))
 
 
 def _decide(message: dict[str, Any], final: dict[str, Any], raw: Any) -> Decision:

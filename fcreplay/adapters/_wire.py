@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import fcreplay.strictjson as strictjson
 from fcreplay.canonical import canonical_json
-from fcreplay.decision import Decision, Stop, ToolCall
+from fcreplay.decision import Decision, ProviderError, Stop, ToolCall
 from fcreplay.neutral import HistoryItem, Message, StreamEvent, WireItem
 
 if TYPE_CHECKING:
@@ -79,15 +79,27 @@ def one_of(value: Any, names: Collection[str]) -> bool:
     return isinstance(value, str) and value in names
 
 
-def truncated(decision: Decision) -> Decision:
-    """The decision of a stream that ended without its terminal event.
+INCOMPLETE_STREAM = "incomplete_stream"
+"""The `ProviderError.type` of a stream that ended before its terminal event."""
 
-    Every adapter follows the same rule: kind "invalid", stop "other", no
-    finish_reason, keeping whatever text and calls had arrived. A text prefix
-    cannot be told from a turn that would have gone on to call a tool, and more
-    parallel calls may have been lost, so nothing in it is final.
+
+def truncated(decision: Decision, events: int) -> ProviderError:
+    """A stream that ended without its terminal event: a failure to answer, not an answer.
+
+    Every adapter follows the same rule. A text prefix cannot be told from a turn
+    that would have gone on to call a tool, and more parallel calls may have been
+    lost, so nothing in it is the model's decision: it is a transport failure,
+    retried like one. What had arrived is kept as `raw` for `fcreplay inspect`.
     """
-    return replace(decision, kind="invalid", stop="other", finish_reason=None)
+    return ProviderError(
+        status=200,
+        type=INCOMPLETE_STREAM,
+        # The count goes in `code`, so the same failure reads alike in summaries.
+        code=f"after {events} events",
+        message="the stream ended before its terminal event",
+        retryable=True,
+        raw=replace(decision, kind="invalid", stop="other", finish_reason=None),
+    )
 
 
 def raw_events(events: Sequence[StreamEvent]) -> list[dict[str, Any]]:

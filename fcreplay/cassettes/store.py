@@ -39,6 +39,7 @@ from fcreplay.cassettes.redaction import refuse_leaks, scrub_headers, scrub_url
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.cassettes.yamlgraph import yaml_graph_problem
 from fcreplay.errors import InputError
+from fcreplay.fingerprint import Fingerprint
 from fcreplay.limits import DEFAULT_LIMITS, Limits
 from fcreplay.neutral import WireResponse
 from fcreplay.version import __version__
@@ -60,10 +61,12 @@ class CassetteMeta:
     variant: str
     case_id: str
     fcreplay_version: str = __version__
+    recorded_with: Fingerprint | None = None
+    """What the requests were built from when recorded (older cassettes do not say)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the `fcreplay` block of the cassette."""
-        return {
+        block: dict[str, Any] = {
             "format": FORMAT,
             "target": self.target,
             "adapter": self.adapter,
@@ -71,6 +74,9 @@ class CassetteMeta:
             "case_id": self.case_id,
             "fcreplay_version": self.fcreplay_version,
         }
+        if self.recorded_with is not None:
+            block["recorded_with"] = self.recorded_with.to_json()
+        return block
 
 
 @dataclass(frozen=True)
@@ -201,6 +207,7 @@ def _read_meta(path: str | Path, block: Any) -> CassetteMeta:
         variant=str(block.get("variant", "")),
         case_id=str(block.get("case_id", "")),
         fcreplay_version=str(block.get("fcreplay_version", "")),
+        recorded_with=Fingerprint.from_json(block.get("recorded_with")),
     )
 
 

@@ -8,12 +8,13 @@ from pathlib import Path
 import click
 
 from fcreplay.commands.options import config_option, jobs_option
+from fcreplay.commands.running import problem_lines
 
 MAX_SHOWN = 20
-"""Golden differences listed in the output; the rest are in `fcreplay golden diff`."""
+"""Drifted units and golden differences listed; the rest are counted, with where to look."""
 
 
-SUITE_FAIL_ON = "regression,drift,schema,missing,new"
+SUITE_FAIL_ON = "stale,regression,drift,schema,missing,new"
 
 
 def _parse(parse: Callable[[str], tuple[str, ...]], value: str) -> tuple[str, ...]:
@@ -29,8 +30,8 @@ def _parse(parse: Callable[[str], tuple[str, ...]], value: str) -> tuple[str, ..
     "--fail-on",
     default=SUITE_FAIL_ON,
     show_default=True,
-    help="Comma-separated reasons to fail on: regression, drift, schema, missing, new, "
-    "unsafe, flaky, changed. With --cassette-dir: schema, history, failed, error and the "
+    help="Comma-separated reasons to fail on: stale, regression, drift, schema, missing, "
+    "new, unsafe, flaky, changed. With --cassette-dir: schema, history, failed, error and the "
     "golden classes (default there: schema,history,regression,missing,new).",
 )
 @jobs_option
@@ -108,14 +109,23 @@ def command(
     suite = load_suite(config_path)
     guard = guard_of(str(suite.config.source))
     result = run_check(suite, fail_on=reasons, processes=jobs)
+    headline = result.headline()
+    if headline is not None:
+        echo(guard, headline)
     echo(guard, f"replayed run {result.run.run_id} ({result.run.log_path})")
     echo(guard, render_text(result.report), nl=False)
-    for record in result.run.problems[:MAX_SHOWN]:
-        echo(guard, f"drift: {record.unit} #{record.attempt}: {record.problem}")
+    for line in problem_lines(result.run, MAX_SHOWN):
+        echo(guard, line)
     if result.schema.blocking:
         echo(guard, render(result.schema, "text"), nl=False)
-    shown = [d for d in result.golden.diffs if d.kind in reasons][:MAX_SHOWN]
-    for diff in shown:
+    failing = [d for d in result.golden.diffs if d.kind in reasons and d.kind != "stale"]
+    for diff in failing[:MAX_SHOWN]:
         echo(guard, f"golden {diff.kind}: {diff.label}")
+    if len(failing) > MAX_SHOWN:
+        echo(
+            guard,
+            f"… and {len(failing) - MAX_SHOWN} more golden differences "
+            "(`fcreplay golden diff` lists them all)",
+        )
     echo(guard, result.summary())
     return result.ok

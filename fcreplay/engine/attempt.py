@@ -10,9 +10,12 @@ from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, DecisionKind, signature
 from fcreplay.engine.conversation import Conversation, converse
+from fcreplay.engine.drift import drift_summary, labelled_changes
 from fcreplay.engine.plan import Unit, unit_settings
 from fcreplay.engine.players import Mismatch, Player
+from fcreplay.engine.sources import record_hint
 from fcreplay.finding import Finding
+from fcreplay.fingerprint import Fingerprint
 from fcreplay.inputs.suite import Suite
 from fcreplay.judge.expectations import judge_expectation
 from fcreplay.judge.history import check_history, history_finding, history_of
@@ -25,6 +28,7 @@ from fcreplay.record import (
     StepRecord,
     Verdict,
 )
+from fcreplay.structdiff import Difference
 from fcreplay.version import __version__
 
 
@@ -38,16 +42,23 @@ def run_attempt(
     run_id: str,
     max_retries: int,
     clock: Callable[[], float] = time.monotonic,
+    fingerprint: Fingerprint | None = None,
+    recorded_with: Fingerprint | None = None,
+    cassette: str | None = None,
+    on_retry: Callable[[str], None] | None = None,
 ) -> AttemptRecord:
     """Run one attempt of a unit and return its run-log record (never raises for findings)."""
     started = clock()
-    conversation = converse(suite, unit, player, adapter=adapter, max_retries=max_retries)
+    conversation = converse(
+        suite, unit, player, adapter=adapter, max_retries=max_retries, on_retry=on_retry
+    )
     judged = _judge(suite, unit, conversation, adapter)
     error: AttemptError | None = None
     ended_by = conversation.ended_by
     if isinstance(ended_by, Mismatch):
         # SchemaChange is a finding about the adapter, not a failure to get an answer.
-        judged.findings.append(_drift(ended_by, step=len(judged.steps)))
+        changes = labelled_changes(ended_by, suite=suite, unit=unit, adapter=adapter)
+        judged.findings.append(_drift(ended_by, changes, unit, step=len(judged.steps)))
     else:
         error = ended_by
     verdict: Verdict = "error" if error else ("fail" if judged.findings else "pass")
@@ -85,6 +96,10 @@ def run_attempt(
         findings=tuple(judged.findings),
         transport_error=error,
         tags=unit.case.tags,
+        fingerprint=fingerprint,
+        recorded_with=recorded_with,
+        cassette=cassette,
+        messages=unit.case.messages,
     )
 
 
@@ -132,6 +147,8 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
                 decision,
                 tuple(classify_arguments(call, contract) for call in decision.calls),
                 tuple(execution.result for execution in turn.executions),
+                latency_ms=turn.latency_ms,
+                retries=turn.retries,
             )
         )
         if phase_open and (step == 0 or decision.calls):
@@ -169,16 +186,21 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
     return judged
 
 
-def _drift(mismatch: Mismatch, *, step: int) -> Finding:
-    first = mismatch.changes[0].to_json() if mismatch.changes else None
+def _drift(
+    mismatch: Mismatch, changes: tuple[Difference, ...], unit: Unit, *, step: int
+) -> Finding:
+    first = changes[0].to_json() if changes else None
+    message = mismatch.message
+    if changes and mismatch.where:
+        message = f"request drift at {mismatch.where}: {drift_summary(changes)} changed"
     return Finding(
         "request_drift",
         first["path"] if first else "",
         first["before"] if first else None,
         first["after"] if first else None,
-        mismatch.message,
+        f"{message}; re-record with `{record_hint(unit)}`",
         step=step,
-        changes=mismatch.changes,
+        changes=changes,
     )
 
 

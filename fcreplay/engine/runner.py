@@ -9,8 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -19,19 +18,16 @@ from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.atomic import sweep
 from fcreplay.cassettes.redaction import SecretGuard
-from fcreplay.cassettes.store import CassetteMeta
-from fcreplay.cassettes.unit import UnitCassette
-from fcreplay.confine import confined
-from fcreplay.engine.attempt import run_attempt
 from fcreplay.engine.fingerprint import check_resumable, run_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
-from fcreplay.engine.players import Player, Transport
+from fcreplay.engine.players import Transport
+from fcreplay.engine.pools import run_in_processes, run_in_threads
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource, Source
+from fcreplay.engine.unitrun import UnitRun
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runlog import (
-    RunHeader,
     RunLogWriter,
     new_run_id,
     read_run_log,
@@ -39,6 +35,7 @@ from fcreplay.runlog import (
     rewrite_in_order,
     run_log_path,
 )
+from fcreplay.runmarks import RunEnd, RunHeader, RunScope
 
 RecordMode = Literal["all", "once", "new_episodes"]
 
@@ -94,11 +91,20 @@ class RunResult:
     skipped: int = 0
     """Attempts already in the log when resuming."""
     notes: tuple[str, ...] = field(default=())
+    """What the user was told along the way (a torn log line, a cassette kept)."""
+    scope: RunScope = field(default_factory=RunScope)
+    requests: Mapping[str, int] = field(default_factory=dict)
+    """When recording: requests sent `live` and answered from cassettes (`replayed`)."""
 
     @property
     def problems(self) -> list[AttemptRecord]:
         """Attempts that could not be replayed faithfully: drift or a missing recording."""
         return [r for r in self.records if r.drift is not None or r.replay_miss]
+
+    @property
+    def errors(self) -> list[AttemptRecord]:
+        """Attempts that got no decision to judge (transport or provider errors)."""
+        return [r for r in self.records if r.transport_error is not None]
 
 
 def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = None) -> RunResult:
@@ -176,15 +182,22 @@ def _run(
     if options.resume:
         contents = read_run_log(log_path)
         check_resumable(log_path, contents.header, mode, fingerprint)
-        done = {r.key for r in contents.records}
-        spans = {r.key: span for r, span in zip(contents.records, contents.spans, strict=True)}
+        # An attempt that got no answer is not done: resuming sends it again.
+        kept = [
+            (r, span)
+            for r, span in zip(contents.records, contents.spans, strict=True)
+            if r.verdict != "error"
+        ]
+        done = {r.key for r, _ in kept}
+        spans = {r.key: span for r, span in kept}
+        if contents.torn_line is not None or contents.end is not None:
+            truncate_to = contents.complete_bytes  # the torn line and the run-end go
         if contents.torn_line is not None:
-            truncate_to = contents.complete_bytes
             notes.append(
                 f"{log_path}:{contents.torn_line}: incomplete last record (the run was "
                 "interrupted while writing it); ignored, that attempt runs again"
             )
-    run = _Run(
+    run = UnitRun(
         suite,
         units,
         run_id,
@@ -193,14 +206,26 @@ def _run(
         adapters,
         source,
         reads_disk=source.reads_cassettes(resuming=options.resume is not None),
+        resuming=options.resume is not None,
     )
     todo = sum(1 for key in order if key not in done)
     progress = progress or Progress(todo)
     progress.total = todo
+    again = f"resuming run {run_id}" if options.resume else f"{source.label} run {run_id}"
+    progress.note(f"{again}: {todo} attempts, log {log_path}")
     for note in notes:
         progress.note(note)
+
+    def remark(text: str) -> None:
+        notes.append(text)
+        progress.note(text)
+
+    run.note = remark
+    if source.label == "record":
+        run.on_retry = progress.note
     lock = threading.Lock()
     records: list[AttemptRecord] = []
+    scope = RunScope(options.targets, options.variants, options.case_ids)
     writer = RunLogWriter(
         log_path,
         truncate_to=truncate_to,
@@ -221,68 +246,52 @@ def _run(
 
         try:
             if processes > 1:
-                _run_in_processes(run, processes, emit)
+                run_in_processes(run, processes, emit)
             elif options.concurrency > 1:
-                _run_in_threads(run, options.concurrency, emit)
+                run_in_threads(run, options.concurrency, emit)
             else:
                 for unit in units:
                     run.run_unit(unit, emit)
+        except BaseException as exc:
+            # The log says it is unfinished, so nobody takes it for a whole run.
+            reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else _first_line(exc)
+            writer.end(RunEnd(run_id, source.label, False, len(writer.spans), reason, scope))
+            if isinstance(exc, KeyboardInterrupt):
+                selection = "".join(
+                    f" --{option} {value}"
+                    for option, values in (
+                        ("target", scope.targets),
+                        ("variant", scope.variants),
+                        ("case", scope.case_ids),
+                    )
+                    for value in values
+                )
+                progress.note(
+                    f"interrupted: {len(writer.spans)} attempts are in {log_path}; "
+                    + source.resume_hint(run_id, selection)
+                )
+            raise
         finally:
             progress.finish()
             source.close()
-    rewrite_in_order(log_path, writer.spans, order)
+    end = RunEnd(run_id, source.label, True, len(writer.spans), None, scope)
+    rewrite_in_order(log_path, writer.spans, order, end)
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[r.key])
-    return RunResult(run_id, log_path, tuple(records), skipped=len(done), notes=tuple(notes))
+    return RunResult(
+        run_id,
+        log_path,
+        tuple(records),
+        skipped=len(done),
+        notes=tuple(notes),
+        scope=scope,
+        requests=source.request_counts(),
+    )
 
 
-Emit = Callable[[AttemptRecord], None]
-
-
-@dataclass
-class _Run:
-    """What every unit of one run shares."""
-
-    suite: Suite
-    units: list[Unit]
-    run_id: str
-    done: set[AttemptKey]
-    cassettes: Path
-    adapters: dict[str, ClientAdapter]
-    source: Source
-    reads_disk: bool
-
-    def run_unit(self, unit: Unit, emit: Emit) -> None:
-        """Run the attempts of one unit not already done, emitting each record."""
-        repetitions = self.suite.config.repetitions
-        adapter = self.adapters[unit.target.adapter]
-        meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
-        path = confined(unit.cassette_path(self.cassettes), self.cassettes)
-        limits = self.suite.config.limits
-        cassette = (
-            UnitCassette.load(path, meta, limits) if self.reads_disk else UnitCassette(path, meta)
-        )
-        finished = [
-            n
-            for n in range(1, repetitions + 1)
-            if (unit.target.name, unit.variant, unit.case.id, n) in self.done
-        ]
-        plan = self.source.open(unit, cassette, finished)
-        for attempt in range(1, repetitions + 1):
-            if attempt in finished:
-                continue
-            player: Player = plan.player(attempt)
-            record = run_attempt(
-                self.suite,
-                unit,
-                attempt,
-                player,
-                adapter=adapter,
-                run_id=self.run_id,
-                max_retries=self.suite.config.max_retries,
-            )
-            plan.keep(attempt)
-            emit(record)
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _processes(requested: int | None, units: int) -> int:
@@ -297,52 +306,3 @@ def _processes(requested: int | None, units: int) -> int:
 
 _UNITS_PER_PROCESS = 100
 """Below this many units per worker, starting processes costs more than it saves."""
-_FORKED: _Run | None = None
-"""The run a forked replay worker works on (inherited, so nothing is pickled in)."""
-
-
-def _replay_chunk(indexes: list[int]) -> tuple[list[AttemptRecord], CassetteObserver | None]:
-    assert _FORKED is not None
-    run = _FORKED
-    observer = run.source.fresh_observer()
-    records: list[AttemptRecord] = []
-    for index in indexes:
-        run.run_unit(run.units[index], records.append)
-    return records, observer
-
-
-def _run_in_processes(run: _Run, processes: int, emit: Emit) -> None:
-    global _FORKED
-    _FORKED = run
-    # Several chunks per worker keep the workers busy to the end and the log growing.
-    size = max(1, len(run.units) // (processes * 8))
-    chunks = [list(range(i, min(i + size, len(run.units)))) for i in range(0, len(run.units), size)]
-    context = multiprocessing.get_context("fork")
-    try:
-        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-            futures = [pool.submit(_replay_chunk, chunk) for chunk in chunks]
-            try:
-                for future in as_completed(futures):
-                    records, observed = future.result()
-                    for record in records:
-                        emit(record)
-                    run.source.merge_observer(observed)
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
-    finally:
-        _FORKED = None
-
-
-def _run_in_threads(run: _Run, concurrency: int, emit: Emit) -> None:
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        futures = [pool.submit(run.run_unit, unit, emit) for unit in run.units]
-        try:
-            wait(futures)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
-        for future in futures:
-            future.result()  # re-raise the first worker error

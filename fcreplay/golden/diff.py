@@ -2,6 +2,10 @@
 
 Classes, tried in this order for an entry present on both sides that differs:
 
+* stale       the run could not replay the entry faithfully (request drift or no
+              recording): its cassette is out of date, so the model was not tested;
+              the cause (which input changed) and the command that re-records it
+              come with it (see `fcreplay.stale`);
 * regression  the golden verdict was pass, the run's is not;
 * fix         the golden verdict was not pass, the run's is;
 * changed     same signatures but another verdict or other finding codes;
@@ -11,8 +15,10 @@ Classes, tried in this order for an entry present on both sides that differs:
 
 And for an entry on one side only: `new` (the run has it, the golden does not:
 record it with `fcreplay golden update`) and `missing` (the golden has it, the run
-produced no attempt for it). Argument-level differences come from
-`fcreplay.structdiff`, computed only for entries whose signatures differ.
+produced no attempt for it, within what the run was asked to run: a run of one
+case or one target leaves the other entries alone). Argument-level differences
+come from `fcreplay.structdiff`, computed only for entries whose signatures differ;
+each finding code the run added comes with its evidence (`fcreplay.evidence`).
 """
 
 from __future__ import annotations
@@ -22,11 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fcreplay.evidence import Evidence, first_evidence
 from fcreplay.golden.store import EntryKey, GoldenEntry, SignatureCount, load_golden, observe
 from fcreplay.record import AttemptRecord
+from fcreplay.runmarks import RunScope
+from fcreplay.stale import Staleness, causes_of, staleness
 from fcreplay.structdiff import Difference, differences
 
-CLASSES = ("regression", "fix", "changed", "flaky", "new", "missing")
+CLASSES = ("regression", "fix", "flaky", "changed", "stale", "new", "missing")
+"""Every class, in the order a reviewer reads them."""
 MAX_CHANGES = 20
 """Argument differences kept per entry; a rewrite of everything says little more."""
 
@@ -44,6 +54,10 @@ class EntryDiff:
     now: GoldenEntry | None
     changes: tuple[Difference, ...] = ()
     """Differences between representative decisions: paths like /calls/0/arguments/x."""
+    causes: tuple[str, ...] = ()
+    """For `stale`: which inputs changed since the recording (see `fcreplay.stale`)."""
+    evidence: tuple[Evidence, ...] = ()
+    """The first finding of each code the run added, with what shows it."""
 
     @property
     def label(self) -> str:
@@ -69,6 +83,8 @@ class EntryDiff:
             "findings_added": added,
             "findings_dropped": dropped,
             "changes": [change.to_json() for change in self.changes],
+            "causes": list(self.causes),
+            "evidence": [item.to_json() for item in self.evidence],
         }
 
 
@@ -80,6 +96,8 @@ class GoldenDiff:
     diffs: tuple[EntryDiff, ...]
     unchanged: tuple[tuple[str, str, str], ...] = field(default=())
     """(target, case_id, variant) of every entry equal to its golden."""
+    staleness: Staleness = field(default_factory=lambda: Staleness((), (), ()))
+    """The run's stale units, their causes and the commands that re-record them."""
 
     def counts(self) -> dict[str, int]:
         """Entries per class, every class present."""
@@ -105,15 +123,25 @@ class GoldenDiff:
             "run_id": self.run_id,
             "counts": {**self.counts(), "unchanged": len(self.unchanged)},
             "diffs": [diff.to_json() for diff in self.diffs],
+            "stale": {
+                "units": len(self.staleness.units),
+                "causes": dict(self.staleness.causes),
+                "record_commands": list(self.staleness.commands),
+            },
         }
 
 
-def classify(golden: GoldenEntry | None, now: GoldenEntry | None) -> str | None:
-    """The class of a golden/run pair, or None when they match."""
+def classify(
+    golden: GoldenEntry | None, now: GoldenEntry | None, *, stale: bool = False
+) -> str | None:
+    """The class of a golden/run pair, or None when they match; `stale` when the run
+    could not replay the entry faithfully."""
     if golden is None:
         return "new"
     if now is None:
         return "missing"
+    if stale:
+        return "stale"
     if golden == now:
         return None
     if golden.verdict == "pass" and now.verdict != "pass":
@@ -156,24 +184,56 @@ def _counterpart(candidates: Sequence[SignatureCount], item: SignatureCount) -> 
 
 
 def diff_run(
-    records: Iterable[AttemptRecord], golden_dir: Path, *, run_id: str | None = None
+    records: Iterable[AttemptRecord],
+    golden_dir: Path,
+    *,
+    run_id: str | None = None,
+    scope: RunScope | None = None,
 ) -> GoldenDiff:
-    """Compare a run's records with the golden files of the targets it ran."""
+    """Compare a run's records with the golden files of the targets it ran.
+
+    With the run's `scope`, golden entries outside what it was asked to run (other
+    cases, other variants) are left out instead of reported `missing`.
+    """
+    records = list(records)
     observed = observe(records)
+    stale = staleness(records, scope)
+    grouped: dict[tuple[str, str, str], list[AttemptRecord]] = {}
+    for record in records:
+        grouped.setdefault((record.target, record.case_id, record.variant), []).append(record)
     diffs: list[EntryDiff] = []
     unchanged: list[tuple[str, str, str]] = []
     for target, seen in observed.items():
         run_id = run_id or seen.run_id
         golden = load_golden(golden_dir, target)
         baseline: dict[EntryKey, GoldenEntry] = golden.entries if golden else {}
-        for key in sorted(set(seen.entries) | set(baseline)):
-            before, after = baseline.get(key), seen.entries.get(key)
-            kind = classify(before, after)
+        wanted = {key: entry for key, entry in baseline.items() if in_scope(key, scope)}
+        for key in sorted(set(seen.entries) | set(wanted)):
+            before, after = wanted.get(key), seen.entries.get(key)
+            group = grouped.get((target, *key), [])
+            causes = tuple(dict.fromkeys(c for record in group for c in causes_of(record) or ()))
+            kind = classify(before, after, stale=bool(causes))
             if kind is None:
                 unchanged.append((target, *key))
                 continue
             changes: tuple[Difference, ...] = ()
-            if before is not None and after is not None:
+            if before is not None and after is not None and kind != "stale":
                 changes = argument_changes(before, after)
-            diffs.append(EntryDiff(target, key[0], key[1], kind, before, after, changes))
-    return GoldenDiff(run_id, tuple(diffs), tuple(unchanged))
+            evidence: tuple[Evidence, ...] = ()
+            if after is not None and kind != "stale":
+                added = sorted(set(after.findings) - set(before.findings if before else ()))
+                evidence = tuple(first_evidence(group, added))
+            diffs.append(
+                EntryDiff(target, key[0], key[1], kind, before, after, changes, causes, evidence)
+            )
+    return GoldenDiff(run_id, tuple(diffs), tuple(unchanged), stale)
+
+
+def in_scope(key: EntryKey, scope: RunScope | None) -> bool:
+    """Whether a golden entry is among what a run of `scope` was asked to run."""
+    case_id, variant = key
+    if scope is None:
+        return True
+    return (not scope.case_ids or case_id in scope.case_ids) and (
+        not scope.variants or variant in scope.variants
+    )

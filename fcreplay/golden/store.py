@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -330,13 +330,15 @@ def update_golden(
     prune: bool = False,
     now: datetime | None = None,
     guard: SecretGuard | None = None,
+    in_scope: Callable[[EntryKey], bool] = lambda key: True,
 ) -> list[UpdateResult]:
     """Set the selected entries from a run's records; only changed entries get new provenance.
 
-    `prune` also deletes the selected targets' entries (of the selected cases) that
-    the run has no attempt for. Every changed file is written, or none is: a kill at
-    any moment leaves all of them as they were or all of them updated. A file that
-    would hold a credential refuses the whole update.
+    `prune` also deletes the selected targets' entries (of the selected cases, and
+    within what the run was asked to run: `in_scope`) that the run has no attempt for.
+    Every changed file is written, or none is: a kill at any moment leaves all of them
+    as they were or all of them updated. A file that would hold a credential refuses
+    the whole update.
     """
     guard = guard or SecretGuard()
     changed: dict[str, str] = {}
@@ -368,7 +370,10 @@ def update_golden(
         removed = [
             key
             for key in sorted(golden.entries)
-            if prune and key not in seen.entries and (not case_ids or key[0] in case_ids)
+            if prune
+            and key not in seen.entries
+            and (not case_ids or key[0] in case_ids)
+            and in_scope(key)
         ]
         for key in removed:
             del golden.entries[key]

@@ -14,6 +14,7 @@ from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.redaction import url_secrets
 from fcreplay.errors import InputError
 from fcreplay.inputs import target_options as options
+from fcreplay.inputs.prices import Price, parse_prices
 from fcreplay.inputs.target_options import Header, SettingsOverride
 from fcreplay.limits import DEFAULT_LIMITS, LIMIT_KEYS, Limits, limit_value, positive_seconds
 from fcreplay.names import TARGET_NAME, is_name
@@ -78,6 +79,8 @@ class SuiteConfig:
     """Script `fcreplay simulate` serves by default (the bundled loopback simulator)."""
     schema_diff_allow: tuple[str, ...] = ()
     """Schema-diff classes that do not fail `fcreplay schema-diff` (e.g. constraint_lost)."""
+    prices: tuple[tuple[str, Price], ...] = ()
+    """Per model id, its token prices: the report then gives the cost of an operation."""
     targets: tuple[Target, ...] = ()
     limits: Limits = DEFAULT_LIMITS
     """Bounds on what is read and recorded (keys `max_json_depth`, ... at top level)."""
@@ -230,6 +233,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "schema_diff_allow": _schema_diff_classes,
     "secret_headers": _header_names,
     "allow_outside_project": _bool,
+    "prices": parse_prices,
     **{key: _limit(key) for key in LIMIT_KEYS},
 }
 _TARGET_FIELDS: dict[str, FieldRule] = {

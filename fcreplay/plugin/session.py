@@ -24,6 +24,7 @@ from fcreplay.golden.store import GoldenEntry, entry_of, golden_path, load_golde
 from fcreplay.plugin.naming import TestName
 from fcreplay.record import AttemptRecord
 from fcreplay.runlog import RunLogWriter, read_run_log, record_line, run_log_path
+from fcreplay.runmarks import RunEnd, run_end_line
 from fcreplay.traffic.matching import show
 
 UPDATE_HINT = "run `pytest --fcreplay-update` to accept"
@@ -167,7 +168,8 @@ class PluginSession:
             key=lambda r: (r.test or "", r.case_id, _variant_order((r.case_id, r.variant)))
         )
         path = run_log_path(self.runs, self.run_id)
-        write_text_atomically(path, "".join(record_line(record) for record in records))
+        end = run_end_line(RunEnd(self.run_id, "pytest", True, len(records)))
+        write_text_atomically(path, "".join(record_line(record) for record in records) + end)
         for part in parts:
             part.unlink()
         cassettes = (

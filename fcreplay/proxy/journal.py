@@ -26,6 +26,7 @@ from fcreplay.neutral import WireResponse
 from fcreplay.proxy.service import Outcome
 from fcreplay.record import AttemptRecord
 from fcreplay.runlog import RunLogWriter, record_line
+from fcreplay.runmarks import RunEnd
 from fcreplay.traffic.judging import ModelExchange
 from fcreplay.traffic.records import Conversation, exchange_records
 
@@ -121,6 +122,8 @@ class ProxyJournal:
         """Close the run log."""
         with self._lock:
             if self._writer is not None:
+                # A proxy ends when it is stopped: its log is complete then.
+                self._writer.end(RunEnd(self.run_id, "proxy", True, len(self.records)))
                 self._writer.close()
                 self._writer = None
 

@@ -12,14 +12,19 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from fcreplay.golden.diff import GoldenDiff
+from fcreplay.inputs.prices import Price
 from fcreplay.metrics import METRICS, Tally, positional_sensitivity, tally, tally_by_tag
+from fcreplay.operation import operation_figures
 from fcreplay.record import AttemptRecord
 from fcreplay.render.markdown import table
+from fcreplay.render.report_errors import error_markdown, error_text
 from fcreplay.render.report_figures import HEADERS, notes, rate
 from fcreplay.render.report_html import render_html
+from fcreplay.render.report_operation import operation_markdown, operation_text
 
 REPORT_FORMAT = 1
 
@@ -38,14 +43,22 @@ ERROR_COLUMNS = (
 
 
 def build_report(
-    records: Sequence[AttemptRecord], run_id: str | None = None, *, by_tag: bool = False
+    records: Sequence[AttemptRecord],
+    run_id: str | None = None,
+    *,
+    by_tag: bool = False,
+    prices: Mapping[str, Price] | None = None,
 ) -> dict[str, Any]:
-    """The JSON-ready report of a run's attempt records.
+    """The JSON-ready report of a run's attempt records (with `prices`, what each
+    completed operation cost; see `fcreplay.operation`).
 
     With `by_tag`, `by_tag` lists the same results per case tag (when cases have tags).
     """
     tallies = tally(records)
     results = [_result(target, variant, counts) for (target, variant), counts in tallies.items()]
+    spent = operation_figures(records, prices)
+    for result in results:
+        result["operation"] = spent[(str(result["target"]), str(result["variant"]))]
     extra: dict[str, Any] = {}
     if by_tag and any(record.tags for record in records):
         extra["by_tag"] = [
@@ -194,13 +207,25 @@ def _cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render(records: Sequence[AttemptRecord], fmt: str) -> str:
+def render(
+    records: Sequence[AttemptRecord],
+    fmt: str,
+    golden: GoldenDiff | None = None,
+    prices: Mapping[str, Price] | None = None,
+) -> str:
     """The report of a run's attempt records in one of text, json, csv, markdown, html,
-    with the figures per case tag beside the overall ones."""
+    with the figures per case tag beside the overall ones; text, Markdown and HTML show
+    what each completed operation cost and end with the error table by case; HTML
+    compares with the golden when one is given."""
     if fmt == "csv":
         return render_csv(records)
-    report = build_report(records, by_tag=True)
+    report = build_report(records, by_tag=True, prices=prices)
     if fmt == "html":
-        return render_html(report, records)
-    renderers = {"text": render_text, "json": render_json, "markdown": render_markdown}
-    return renderers[fmt](report)
+        return render_html(report, records, golden)
+    if fmt == "text":
+        tail = ["", *operation_text(report), "", *error_text(records)]
+        return render_text(report) + "\n".join(tail) + "\n"
+    if fmt == "markdown":
+        tail = ["", *operation_markdown(report), "", *error_markdown(records)]
+        return render_markdown(report) + "\n".join(tail) + "\n"
+    return render_json(report)

@@ -1,0 +1,35 @@
+"""The fingerprint of one unit: each input its requests are built from, hashed on its own."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.canonical import canonical_hash
+from fcreplay.engine.plan import Unit, unit_settings
+from fcreplay.fingerprint import SHORT, Fingerprint, text_hash
+from fcreplay.inputs.suite import Suite
+
+
+def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Fingerprint:
+    """What this unit's requests are built from, as `Fingerprint` hashes."""
+    # Turn 0 may carry the case's tool choice; every later turn is built alike.
+    settings = [asdict(unit_settings(suite, unit, step)) for step in (0, 1)]
+    max_steps = 1 if unit.single_turn else suite.config.max_steps
+    prompt = suite.system_prompt
+    executor = suite.executor
+    return Fingerprint(
+        contract=suite.contract.contract_hash[:SHORT],
+        prompt=None if prompt is None else text_hash(prompt),
+        prompt_version=suite.config.prompt_version,
+        settings=_hash([unit.target.model, settings, max_steps]),
+        adapter=f"{adapter.NAME} {adapter.VERSION}",
+        case=_hash(
+            [[[m.role, m.content] for m in unit.case.messages], asdict(unit.case.tool_choice)]
+        ),
+        tool_results=None if executor is None else _hash([asdict(rule) for rule in executor.rules]),
+    )
+
+
+def _hash(value: object) -> str:
+    return canonical_hash(value)[:SHORT]
