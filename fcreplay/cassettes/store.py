@@ -125,6 +125,13 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
 
 def _load_document(path: str | Path, limits: Limits) -> Any:
     raw = _read_capped(path, limits.max_cassette_bytes)
+    if raw[:1] == b"{":
+        # fcreplay's own cassettes, parsed from the bytes; anything amiss is read
+        # again below, which words the problem.
+        try:
+            return strictjson.loads(raw, max_depth=limits.max_json_depth)
+        except ValueError:
+            pass
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -9,6 +9,11 @@ from fcreplay.canonical import canonical_hash
 from fcreplay.engine.plan import Unit, unit_settings
 from fcreplay.fingerprint import SHORT, Fingerprint, text_hash
 from fcreplay.inputs.suite import Suite
+from fcreplay.inputs.tool_results import FakeExecutor
+
+_RULES: list[tuple[FakeExecutor, str]] = []
+"""The last executor's rules hash: every unit of a run shares one executor, whose rules
+cost far more to hash than everything else in a unit's fingerprint."""
 
 
 def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Fingerprint:
@@ -27,8 +32,17 @@ def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Finger
         case=_hash(
             [[[m.role, m.content] for m in unit.case.messages], asdict(unit.case.tool_choice)]
         ),
-        tool_results=None if executor is None else _hash([asdict(rule) for rule in executor.rules]),
+        tool_results=None if executor is None else _rules_hash(executor),
     )
+
+
+def _rules_hash(executor: FakeExecutor) -> str:
+    for known, digest in _RULES:
+        if known is executor:
+            return digest
+    digest = _hash([asdict(rule) for rule in executor.rules])
+    _RULES[:] = [(executor, digest)]
+    return digest
 
 
 def _hash(value: object) -> str:

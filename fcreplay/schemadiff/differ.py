@@ -33,7 +33,6 @@ JSON and Markdown output is `fcreplay.render.schemadiff`'s.
 from __future__ import annotations
 
 import json
-import marshal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +49,7 @@ from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
 from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
+from fcreplay.strictjson import exact_json
 
 
 def schema_diff(
@@ -232,10 +232,11 @@ class SchemaDiffer:
             if full.tool_names or not same:
                 self._reducible[name] = reducible = same
         value = reduced if reducible else body
-        try:
-            return marshal.dumps(value)
-        except ValueError:  # not plain JSON values (an odd YAML cassette)
-            return json.dumps(value, sort_keys=True, default=repr).encode()
+        exact = exact_json(value)
+        if exact is not None:
+            return exact
+        # Not plain JSON values (an odd YAML cassette); the marker keeps the two apart.
+        return b"\0" + json.dumps(value, sort_keys=True, default=repr).encode()
 
     def result(self) -> SchemaDiffResult:
         """Diff each distinct declaration once and fold identical changes."""
