@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fcreplay import collector
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.runner import ReplayOptions, RunResult, replay
 from fcreplay.golden.diff import GoldenDiff, diff_run
@@ -104,11 +105,12 @@ def run_check(
     """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`."""
     # Schema diff looks at the cassettes as the replay reads them: each file is read once.
     differ = SchemaDiffer(suite)
-    run = replay(suite, ReplayOptions(processes=processes, observer=differ), progress=progress)
-    return CheckResult(
-        run=run,
-        report=build_report(run.records, run.run_id, prices=dict(suite.config.prices)),
-        schema=differ.result(),
-        golden=diff_run(run.records, suite.config.golden, run_id=run.run_id, scope=run.scope),
-        fail_on=tuple(fail_on),
-    )
+    with collector.paused():
+        run = replay(suite, ReplayOptions(processes=processes, observer=differ), progress=progress)
+        return CheckResult(
+            run=run,
+            report=build_report(run.records, run.run_id, prices=dict(suite.config.prices)),
+            schema=differ.result(),
+            golden=diff_run(run.records, suite.config.golden, run_id=run.run_id, scope=run.scope),
+            fail_on=tuple(fail_on),
+        )

@@ -13,8 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from fcreplay.cassettes.redaction import KEY_SHAPES, SecretGuard, leaks, scrub_url
+from fcreplay.cassettes.redaction import (
+    KEY_PREFIXES,
+    KEY_SHAPES,
+    SecretGuard,
+    leaks,
+    scrub_url,
+)
 from fcreplay.cli import run
 from fcreplay.errors import SecretLeakError
 from fcreplay.simulator.server import running_simulator
@@ -42,7 +50,16 @@ SAMPLES = {
 
 
 def test_every_key_shape_has_a_sample() -> None:
-    assert set(SAMPLES) == set(KEY_SHAPES)
+    assert set(SAMPLES) == set(KEY_SHAPES) == set(KEY_PREFIXES)
+
+
+@pytest.mark.parametrize("shape", sorted(KEY_SHAPES))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_key_of_a_shape_begins_with_one_of_its_prefixes(shape: str, data: Any) -> None:
+    # The guard only runs the pattern on text holding a prefix.
+    key = data.draw(st.from_regex(KEY_SHAPES[shape], fullmatch=True))
+    assert key.startswith(KEY_PREFIXES[shape])
 
 
 @pytest.mark.parametrize("shape", sorted(SAMPLES))

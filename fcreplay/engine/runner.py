@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from fcreplay import collector
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.atomic import sweep
@@ -121,16 +122,17 @@ def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = 
     units = _units(suite, options)
     source = ReplaySource(options.observer, SecretGuard(suite.config.secret_values()))
     processes = _processes(options.processes, len(units))
-    return _run(
-        suite,
-        options,
-        units,
-        _adapters(units),
-        source,
-        progress,
-        processes=processes,
-        mode="replay",
-    )
+    with collector.paused():
+        return _run(
+            suite,
+            options,
+            units,
+            _adapters(units),
+            source,
+            progress,
+            processes=processes,
+            mode="replay",
+        )
 
 
 def _units(suite: Suite, options: RunOptions) -> list[Unit]:
