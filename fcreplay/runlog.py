@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 import fcreplay.strictjson as strictjson
-from fcreplay.atomic import write_text_atomically
+from fcreplay.atomic import write_atomically
 from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.confine import confined
 from fcreplay.errors import InputError
@@ -222,18 +222,41 @@ def rewrite_in_order(
 
     Attempts are appended in completion order, which concurrency makes
     arbitrary; a finished log is put back in a stable order for readers and
-    diffs, its run-end record (when given) last. Lines are moved as bytes, never
-    parsed again.
+    diffs, its run-end record (when given) last. Lines are copied as byte ranges
+    from the old file to the new one, never parsed again nor held in memory.
     """
-    data = path.read_bytes()
     listed = [key for key in order if key in spans]
     planned = set(listed)
     rest = sorted(span for key, span in spans.items() if key not in planned)
-    head = min((start for start, _ in spans.values()), default=_header_bytes(data))
-    pieces = [data[:head]]  # the run header stays first
-    pieces += [data[start:end] for start, end in [spans[key] for key in listed] + rest]
     trailer = b"" if end is None else run_end_line(end).encode()
-    write_text_atomically(path, (b"".join(pieces) + trailer).decode("utf-8"))
+    with path.open("rb") as source:
+        first = source.readline()
+        header = len(first) if RUN_HEADER.encode() in first and first.endswith(b"\n") else 0
+        head = min((start for start, _ in spans.values()), default=header)
+        # The run header stays first; neighbouring lines are copied in one go.
+        ranges: list[list[int]] = [[0, head]] if head else []
+        for start, stop in [spans[key] for key in listed] + rest:
+            if ranges and ranges[-1][1] == start:
+                ranges[-1][1] = stop
+            else:
+                ranges.append([start, stop])
+
+        def write(target: BinaryIO) -> None:
+            for start, stop in ranges:
+                source.seek(start)
+                while start < stop:
+                    block = source.read(min(stop - start, _COPY_BYTES))
+                    if not block:
+                        raise InputError.at(path, None, "the run log shrank while being reordered")
+                    target.write(block)
+                    start += len(block)
+            target.write(trailer)
+
+        write_atomically(path, write)
+
+
+_COPY_BYTES = 1 << 20
+"""The most of the log held at once while reordering it."""
 
 
 def _header_bytes(data: bytes) -> int:
