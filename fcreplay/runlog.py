@@ -183,9 +183,18 @@ class RunLogWriter:
         """Write one record and make it durable before returning."""
         self.append_line(record.key, record_line(record))
 
-    def append_line(self, key: AttemptKey, text: str) -> None:
-        """Write one record already serialized by `record_line`."""
+    def checked_line(self, record: AttemptRecord) -> str:
+        """The record's line once the secret guard has passed it, for `append_line`
+        with `checked` (replay workers make their records' lines themselves)."""
+        text = record_line(record)
         self._guard.check(text, where=f"run log {self.path}")
+        return text
+
+    def append_line(self, key: AttemptKey, text: str, *, checked: bool = False) -> None:
+        """Write one record already serialized by `record_line` (`checked`: and passed
+        by this writer's guard, through `checked_line`)."""
+        if not checked:
+            self._guard.check(text, where=f"run log {self.path}")
         line = text.encode()
         self._stream.write(line)
         self.spans[key] = (self._end, self._end + len(line))

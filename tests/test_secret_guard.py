@@ -25,6 +25,7 @@ from fcreplay.cassettes.redaction import (
 )
 from fcreplay.cli import run
 from fcreplay.errors import SecretLeakError
+from fcreplay.runlog import read_run_log
 from fcreplay.simulator.server import running_simulator
 
 from .conftest import ROOT
@@ -132,6 +133,25 @@ def test_a_key_in_the_prompt_reaches_no_file_and_no_terminal(
     assert codes[:2] == [1, 1]  # replay and check refuse their run logs
     assert key not in printed
     assert files_holding(recorded.parent, key) == [prompt]
+
+
+def test_a_replay_in_worker_processes_refuses_the_line_that_holds_a_key(
+    recorded: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Workers make the log lines and pass them through the guard; the parent writes.
+    key = fake("sk-test-", 32)
+    prompt = recorded.parent / "contracts" / "delivery_prompt.txt"
+    prompt.write_text(prompt.read_text(encoding="utf-8") + f"\nКлюч: {key}\n", encoding="utf-8")
+    monkeypatch.chdir(recorded.parent)
+    selection = ["--target", "sim-openai-chat", "--variant", "auto", "--jobs", "2"]
+    assert run(["replay", "--config", str(recorded), *selection]) == 1
+    printed = capsys.readouterr()
+    assert "would contain a key-shaped string" in printed.err
+    assert key not in printed.out + printed.err
+    assert files_holding(recorded.parent, key) == [prompt]
+    (log,) = (recorded.parent / "runs").glob("*replay*.jsonl")
+    end = read_run_log(log).end
+    assert end is not None and not end.finished
 
 
 def test_a_key_in_a_tool_result_reaches_no_file_and_no_terminal(

@@ -7,29 +7,45 @@ validates, which threads would serialize.
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
 
 from fcreplay.engine.sources import CassetteObserver
 from fcreplay.engine.unitrun import Emit, UnitRun
+from fcreplay.errors import SecretLeakError
 from fcreplay.record import AttemptRecord
 
-_FORKED: UnitRun | None = None
-"""The run a forked replay worker works on (inherited, so nothing is pickled in)."""
+EmitLine = Callable[[AttemptRecord, str], None]
+"""Takes a record with its run-log line, already made (and passed by the secret guard)."""
+
+_FORKED: tuple[UnitRun, Callable[[AttemptRecord], str]] | None = None
+"""The run a forked replay worker works on, and how it makes log lines (inherited, so
+nothing is pickled in)."""
+
+_Chunk = tuple[list[tuple[AttemptRecord, str]], CassetteObserver | None, SecretLeakError | None]
 
 
-def _replay_chunk(indexes: list[int]) -> tuple[list[AttemptRecord], CassetteObserver | None]:
+def _replay_chunk(indexes: list[int]) -> _Chunk:
     assert _FORKED is not None
-    run = _FORKED
+    run, line_of = _FORKED
     observer = run.source.fresh_observer()
-    records: list[AttemptRecord] = []
-    for index in indexes:
-        run.run_unit(run.units[index], records.append)
-    return records, observer
+    done: list[tuple[AttemptRecord, str]] = []
+    try:
+        for index in indexes:
+            run.run_unit(run.units[index], lambda record: done.append((record, line_of(record))))
+    except SecretLeakError as exc:
+        # What came before the leak is logged, as if the parent had made the lines.
+        return done, observer, exc
+    return done, observer, None
 
 
-def run_in_processes(run: UnitRun, processes: int, emit: Emit) -> None:
+def run_in_processes(
+    run: UnitRun, processes: int, emit: EmitLine, line_of: Callable[[AttemptRecord], str]
+) -> None:
+    """Run the units in forked workers, which also make each record's log line (the
+    parent only writes them): `emit` is called in the parent as chunks come back."""
     global _FORKED
-    _FORKED = run
+    _FORKED = (run, line_of)
     # Several chunks per worker keep the workers busy to the end and the log growing.
     size = max(1, len(run.units) // (processes * 8))
     chunks = [list(range(i, min(i + size, len(run.units)))) for i in range(0, len(run.units), size)]
@@ -39,9 +55,11 @@ def run_in_processes(run: UnitRun, processes: int, emit: Emit) -> None:
             futures = [pool.submit(_replay_chunk, chunk) for chunk in chunks]
             try:
                 for future in as_completed(futures):
-                    records, observed = future.result()
-                    for record in records:
-                        emit(record)
+                    done, observed, leak = future.result()
+                    for record, line in done:
+                        emit(record, line)
+                    if leak is not None:
+                        raise leak
                     run.source.merge_observer(observed)
             except BaseException:
                 for future in futures:

@@ -32,7 +32,6 @@ from fcreplay.runlog import (
     RunLogWriter,
     new_run_id,
     read_run_log,
-    record_line,
     rewrite_in_order,
     run_log_path,
 )
@@ -239,16 +238,18 @@ def _run(
         if not options.resume:
             writer.start(RunHeader(run_id, mode, fingerprint))
 
-        def emit(record: AttemptRecord) -> None:
-            line = record_line(record)
+        def emit_line(record: AttemptRecord, line: str) -> None:
             with lock:
-                writer.append_line(record.key, line)
+                writer.append_line(record.key, line, checked=True)
                 records.append(record)
             progress.advance(record)
 
+        def emit(record: AttemptRecord) -> None:
+            emit_line(record, writer.checked_line(record))
+
         try:
             if processes > 1:
-                run_in_processes(run, processes, emit)
+                run_in_processes(run, processes, emit_line, writer.checked_line)
             elif options.concurrency > 1:
                 run_in_threads(run, options.concurrency, emit)
             else:
