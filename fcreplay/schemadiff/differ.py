@@ -43,7 +43,9 @@ from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import canonical_json
 from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_cassette
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
+from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
+from fcreplay.neutral import ToolChoice
 from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, SchemaChange, difference_key
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
@@ -100,10 +102,16 @@ def allowed_classes(allow: Iterable[str], suite: Suite) -> tuple[str, ...]:
 
 @dataclass
 class _Seen:
-    """The first request of one fingerprint, and how often it recurred."""
+    """The first request of one fingerprint, read back, and how often it recurred.
 
-    body: dict[str, Any]
-    uri: str
+    Only what `result` needs is kept, not the body: a large suite has thousands of
+    fingerprints, and replay workers send theirs to the parent.
+    """
+
+    sent_key: str
+    """The canonical JSON of the tools it declared (`SchemaDiffer._declared`)."""
+    choice: ToolChoice
+    parallel: bool | None
     example: str
     count: int = 1
 
@@ -118,6 +126,8 @@ class SchemaDiffer:
         """Planned cassettes not found on disk."""
         self._skipped: list[str] = []
         self._seen: dict[tuple[StepSettings, bytes], _Seen] = {}
+        self._declared: dict[str, tuple[ToolSpec, ...]] = {}
+        """The tools of each distinct declaration, by their canonical JSON."""
         self._expected: dict[tuple[str, str, bool], StepSettings] = {}
         self._reducible: dict[str, bool] = {}
         self._requests = 0
@@ -138,7 +148,7 @@ class SchemaDiffer:
     def __getstate__(self) -> dict[str, Any]:
         # A worker sends back only what it collected; the suite (compiled
         # validators included) stays behind and cannot be pickled anyway.
-        keep = ("allowed", "missing", "_skipped", "_seen", "_requests", "_cassettes")
+        keep = ("allowed", "missing", "_skipped", "_seen", "_declared", "_requests", "_cassettes")
         return {name: self.__dict__[name] for name in keep}
 
     def merge(self, other: Any) -> None:
@@ -150,6 +160,8 @@ class SchemaDiffer:
                 self._seen[key] = seen
             else:
                 mine.count += seen.count
+        for sent_key, specs in other._declared.items():
+            self._declared.setdefault(sent_key, specs)
         self.missing += other.missing
         self._skipped += other._skipped
         self._requests += other._requests
@@ -182,10 +194,20 @@ class SchemaDiffer:
             key = (expected, self._fingerprint(adapter, conversation, name, body, uri))
             seen = self._seen.get(key)
             if seen is None:
-                self._seen[key] = _Seen(body, uri, example)
+                self._seen[key] = self._read_back(adapter, body, uri, example)
             else:
                 seen.count += 1
             self._requests += 1
+
+    def _read_back(
+        self, adapter: ReadBackAdapter, body: dict[str, Any], uri: str, example: str
+    ) -> _Seen:
+        specs = adapter.sent_tools(body)
+        sent_key = canonical_json([spec.to_json() for spec in specs])
+        if sent_key not in self._declared:
+            self._declared[sent_key] = tuple(specs)
+        view = adapter.read_request(body, uri)
+        return _Seen(sent_key, view.tool_choice, view.parallel_tool_calls, example)
 
     def _step_settings(self, unit: Unit, adapter: str, step: int) -> StepSettings:
         # Only the first step differs (a case's tool_choice is for its first turn).
@@ -245,20 +267,18 @@ class SchemaDiffer:
         for (expected, _), seen in self._seen.items():
             adapter = get_adapter(expected.adapter)
             assert isinstance(adapter, ReadBackAdapter)  # `add` collects no other
-            specs = adapter.sent_tools(seen.body)
-            sent_key = canonical_json([spec.to_json() for spec in specs])
-            key = (expected.adapter, expected.strict, expected.tools, sent_key)
+            key = (expected.adapter, expected.strict, expected.tools, seen.sent_key)
             changes = declarations.get(key)
             if changes is None:
+                specs = self._declared[seen.sent_key]
                 changes = declarations[key] = declaration_differences(
                     self.suite.contract, adapter, expected.strict, expected.tools, specs
                 )
-            view = adapter.read_request(seen.body, seen.uri)
             capabilities = adapter.CAPABILITIES
             knob = expected.choice.mode in capabilities.parallel_knob
             carried = expected.choice.mode in capabilities.tool_choice_modes
             found = changes + setting_differences(
-                expected, view.tool_choice, view.parallel_tool_calls, knob=knob, carried=carried
+                expected, seen.choice, seen.parallel, knob=knob, carried=carried
             )
             for change in found:
                 fold_key = (
