@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 
 import click
 
-from fcreplay import collector
+import fcreplay.collector as collector
 from fcreplay.errors import FcreplayError, InputError, SecretLeakError
 from fcreplay.version import __version__
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -68,7 +69,7 @@ def run_attempt(
         target=unit.target.name,
         adapter=adapter.NAME,
         model=unit.target.model,
-        model_reported=conversation.model_reported,
+        model_reported=_shared(conversation.model_reported),
         variant=unit.variant,
         case_id=unit.case.id,
         attempt=attempt,
@@ -147,7 +148,12 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
                 # The record keeps what its run-log line holds: the raw body and the
                 # native assistant turn served the conversation, and would make every
                 # record several times larger (workers send records to the parent).
-                replace(decision, raw_response=None, assistant_turn=None),
+                replace(
+                    decision,
+                    raw_response=None,
+                    assistant_turn=None,
+                    finish_reason=_shared(decision.finish_reason),
+                ),
                 tuple(classify_arguments(call, contract) for call in decision.calls),
                 tuple(execution.result for execution in turn.executions),
                 latency_ms=turn.latency_ms,
@@ -187,6 +193,11 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
         judged.add(len(phase) - 1, judge_expectation(_merged(phase), expectation, contract))
     judged.first = _merged(phase) if phase else None
     return judged
+
+
+def _shared(text: str | None) -> str | None:
+    """One object for the values most records repeat (interned)."""
+    return None if text is None else sys.intern(text)
 
 
 def _drift(

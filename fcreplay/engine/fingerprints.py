@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from sys import intern
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_hash
@@ -23,15 +24,16 @@ def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Finger
     max_steps = 1 if unit.single_turn else suite.config.max_steps
     prompt = suite.system_prompt
     executor = suite.executor
+    case, choice = unit.case, unit.case.tool_choice
+    # Interned: every record carries its unit's fingerprint, and equal parts stay one
+    # object in the records a worker sends (pickling keeps what is shared).
     return Fingerprint(
-        contract=suite.contract.contract_hash[:SHORT],
-        prompt=None if prompt is None else text_hash(prompt),
+        contract=intern(suite.contract.contract_hash[:SHORT]),
+        prompt=None if prompt is None else intern(text_hash(prompt)),
         prompt_version=suite.config.prompt_version,
-        settings=_hash([unit.target.model, settings, max_steps]),
-        adapter=f"{adapter.NAME} {adapter.VERSION}",
-        case=_hash(
-            [[[m.role, m.content] for m in unit.case.messages], asdict(unit.case.tool_choice)]
-        ),
+        settings=intern(_hash([unit.target.model, settings, max_steps])),
+        adapter=intern(f"{adapter.NAME} {adapter.VERSION}"),
+        case=intern(_hash([[[m.role, m.content] for m in case.messages], asdict(choice)])),
         tool_results=None if executor is None else _rules_hash(executor),
     )
 

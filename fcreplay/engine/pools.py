@@ -22,6 +22,9 @@ _FORKED: tuple[UnitRun, Callable[[AttemptRecord], str]] | None = None
 """The run a forked replay worker works on, and how it makes log lines (inherited, so
 nothing is pickled in)."""
 
+_CHUNK_UNITS = 200
+"""The most units in one chunk of work (a chunk's records wait in its worker)."""
+
 _Chunk = tuple[list[tuple[AttemptRecord, str]], CassetteObserver | None, SecretLeakError | None]
 
 
@@ -46,8 +49,9 @@ def run_in_processes(
     parent only writes them): `emit` is called in the parent as chunks come back."""
     global _FORKED
     _FORKED = (run, line_of)
-    # Several chunks per worker keep the workers busy to the end and the log growing.
-    size = max(1, len(run.units) // (processes * 8))
+    # Several chunks per worker keep the workers busy to the end and the log growing;
+    # small ones bound what a worker holds before sending it.
+    size = max(1, min(_CHUNK_UNITS, len(run.units) // (processes * 8)))
     chunks = [list(range(i, min(i + size, len(run.units)))) for i in range(0, len(run.units), size)]
     context = multiprocessing.get_context("fork")
     try:

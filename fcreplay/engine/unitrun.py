@@ -54,6 +54,9 @@ class UnitRun:
             else UnitCassette(path, meta)
         )
         on_disk = cassette.cassette.meta if cassette.cassette is not None else None
+        recorded_with = None if on_disk is None else on_disk.recorded_with
+        if recorded_with == fingerprint:
+            recorded_with = fingerprint  # one object for both: records are many
         finished = [
             n
             for n in range(1, repetitions + 1)
@@ -74,7 +77,7 @@ class UnitRun:
                 run_id=self.run_id,
                 max_retries=self.suite.config.max_retries,
                 fingerprint=fingerprint,
-                recorded_with=None if on_disk is None else on_disk.recorded_with,
+                recorded_with=recorded_with,
                 cassette=str(path),
                 on_retry=self.on_retry,
             )
