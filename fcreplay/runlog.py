@@ -203,6 +203,17 @@ class RunLogWriter:
         if self._durable:  # a crashed machine keeps only what was synced
             os.fsync(self._stream.fileno())
 
+    def append_block(self, keys: list[AttemptKey], sizes: list[int], block: bytes) -> None:
+        """Write the lines of several records at once: `block` is their lines made by
+        `checked_line`, joined, and `sizes` the length of each in bytes."""
+        self._stream.write(block)
+        for key, size in zip(keys, sizes, strict=True):
+            self.spans[key] = (self._end, self._end + size)
+            self._end += size
+        self._stream.flush()
+        if self._durable:
+            os.fsync(self._stream.fileno())
+
     def end(self, end: RunEnd) -> None:
         """Append the run-end record (last, once), durably: a run that stops early says
         so, a log written in one go says it finished."""

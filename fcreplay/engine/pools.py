@@ -9,14 +9,16 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
+from dataclasses import dataclass
 
 from fcreplay.engine.sources import CassetteObserver
 from fcreplay.engine.unitrun import Emit, UnitRun
 from fcreplay.errors import SecretLeakError
 from fcreplay.record import AttemptRecord
 
-EmitLine = Callable[[AttemptRecord, str], None]
-"""Takes a record with its run-log line, already made (and passed by the secret guard)."""
+EmitBlock = Callable[[list[AttemptRecord], bytes, list[int]], None]
+"""Takes records with their run-log lines, already made (and passed by the secret guard)
+and joined into one block, with each line's length in bytes."""
 
 _FORKED: tuple[UnitRun, Callable[[AttemptRecord], str]] | None = None
 """The run a forked replay worker works on, and how it makes log lines (inherited, so
@@ -25,25 +27,44 @@ nothing is pickled in)."""
 _CHUNK_UNITS = 200
 """The most units in one chunk of work (a chunk's records wait in its worker)."""
 
-_Chunk = tuple[list[tuple[AttemptRecord, str]], CassetteObserver | None, SecretLeakError | None]
+
+@dataclass(frozen=True)
+class _Chunk:
+    """What a worker sends back: records, their lines in one block, what it observed."""
+
+    records: list[AttemptRecord]
+    block: bytes
+    sizes: list[int]
+    observed: CassetteObserver | None
+    leak: SecretLeakError | None
+    """The guard's refusal of the line after the last one sent, if it refused one."""
 
 
 def _replay_chunk(indexes: list[int]) -> _Chunk:
     assert _FORKED is not None
     run, line_of = _FORKED
     observer = run.source.fresh_observer()
-    done: list[tuple[AttemptRecord, str]] = []
+    records: list[AttemptRecord] = []
+    lines: list[bytes] = []
+
+    def keep(record: AttemptRecord) -> None:
+        line = line_of(record).encode()
+        records.append(record)
+        lines.append(line)
+
+    leak = None
     try:
         for index in indexes:
-            run.run_unit(run.units[index], lambda record: done.append((record, line_of(record))))
+            run.run_unit(run.units[index], keep)
     except SecretLeakError as exc:
-        # What came before the leak is logged, as if the parent had made the lines.
-        return done, observer, exc
-    return done, observer, None
+        leak = exc  # what came before the leak is logged, as if the parent made the lines
+    # One block, not a string per line: the parent writes it at once, and its heap is
+    # not left riddled with the holes of thousands of freed lines.
+    return _Chunk(records, b"".join(lines), [len(line) for line in lines], observer, leak)
 
 
 def run_in_processes(
-    run: UnitRun, processes: int, emit: EmitLine, line_of: Callable[[AttemptRecord], str]
+    run: UnitRun, processes: int, emit: EmitBlock, line_of: Callable[[AttemptRecord], str]
 ) -> None:
     """Run the units in forked workers, which also make each record's log line (the
     parent only writes them): `emit` is called in the parent as chunks come back."""
@@ -59,12 +80,11 @@ def run_in_processes(
             futures = [pool.submit(_replay_chunk, chunk) for chunk in chunks]
             try:
                 for future in as_completed(futures):
-                    done, observed, leak = future.result()
-                    for record, line in done:
-                        emit(record, line)
-                    if leak is not None:
-                        raise leak
-                    run.source.merge_observer(observed)
+                    chunk = future.result()
+                    emit(chunk.records, chunk.block, chunk.sizes)
+                    if chunk.leak is not None:
+                        raise chunk.leak
+                    run.source.merge_observer(chunk.observed)
             except BaseException:
                 for future in futures:
                     future.cancel()

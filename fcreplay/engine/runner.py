@@ -238,18 +238,22 @@ def _run(
         if not options.resume:
             writer.start(RunHeader(run_id, mode, fingerprint))
 
-        def emit_line(record: AttemptRecord, line: str) -> None:
+        def emit(record: AttemptRecord) -> None:
+            line = writer.checked_line(record)
             with lock:
                 writer.append_line(record.key, line, checked=True)
                 records.append(record)
             progress.advance(record)
 
-        def emit(record: AttemptRecord) -> None:
-            emit_line(record, writer.checked_line(record))
+        def emit_block(done: list[AttemptRecord], block: bytes, sizes: list[int]) -> None:
+            writer.append_block([record.key for record in done], sizes, block)
+            records.extend(done)
+            for record in done:
+                progress.advance(record)
 
         try:
             if processes > 1:
-                run_in_processes(run, processes, emit_line, writer.checked_line)
+                run_in_processes(run, processes, emit_block, writer.checked_line)
             elif options.concurrency > 1:
                 run_in_threads(run, options.concurrency, emit)
             else:
