@@ -19,6 +19,7 @@ fcreplay's own format is JSON with bodies stored decoded and readable:
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -154,7 +155,9 @@ def _load_document(path: str | Path, limits: Limits) -> Any:
 def _read_capped(path: str | Path, limit: int) -> bytes:
     try:
         with Path(path).open("rb") as handle:
-            raw = handle.read(limit + 1)
+            # Asking for `limit + 1` bytes would allocate that much for every file.
+            size = os.fstat(handle.fileno()).st_size
+            raw = handle.read(limit + 1 if size > limit else -1)
     except OSError as exc:
         raise InputError.at(path, None, f"cannot read cassette: {exc.strerror or exc}") from None
     if len(raw) > limit:

@@ -100,8 +100,26 @@ def unit_tools(suite: Suite, unit: Unit) -> list[ToolSpec]:
     return tools[::-1] if unit.variant == "reversed" else tools
 
 
+_SETTINGS: dict[tuple[int, bool], tuple[Suite, Unit, RequestSettings]] = {}
+"""Settings already made, by unit and first step or not: each request asks again."""
+_SETTINGS_LIMIT = 4096
+
+
 def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
-    """Request settings for one step of one unit."""
+    """Request settings for one step of one unit (only the first step differs)."""
+    key = (id(unit), step == 0)
+    known = _SETTINGS.get(key)
+    # The entry holds the unit and the suite, so their ids are not reused meanwhile.
+    if known is not None and known[0] is suite and known[1] is unit:
+        return known[2]
+    settings = _unit_settings(suite, unit, step)
+    if len(_SETTINGS) >= _SETTINGS_LIMIT:
+        _SETTINGS.clear()
+    _SETTINGS[key] = (suite, unit, settings)
+    return settings
+
+
+def _unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     config = suite.config
     if unit.variant == "no_tools":
         choice = ToolChoice("no_tools")
