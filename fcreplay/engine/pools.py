@@ -77,14 +77,19 @@ def run_in_processes(
     context = multiprocessing.get_context("fork")
     try:
         with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-            futures = [pool.submit(_replay_chunk, chunk) for chunk in chunks]
+            futures = {pool.submit(_replay_chunk, chunk) for chunk in chunks}
             try:
                 for future in as_completed(futures):
+                    # A future holds its result: one kept until the end would keep
+                    # every chunk's records and lines alive in the parent.
+                    futures.discard(future)
                     chunk = future.result()
+                    del future
                     emit(chunk.records, chunk.block, chunk.sizes)
                     if chunk.leak is not None:
                         raise chunk.leak
                     run.source.merge_observer(chunk.observed)
+                    del chunk
             except BaseException:
                 for future in futures:
                     future.cancel()

@@ -6,7 +6,6 @@ from, what is kept, how durable the log is) is decided once, by the run's source
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 from collections.abc import Mapping
@@ -22,7 +21,6 @@ from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.engine.fingerprint import check_resumable, run_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
 from fcreplay.engine.players import Transport
-from fcreplay.engine.pools import run_in_processes, run_in_threads
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource, Source
 from fcreplay.engine.unitrun import UnitRun
@@ -252,9 +250,14 @@ def _run(
                 progress.advance(record)
 
         try:
+            # The pools (multiprocessing, concurrent.futures) load only when used.
             if processes > 1:
+                from fcreplay.engine.pools import run_in_processes
+
                 run_in_processes(run, processes, emit_block, writer.checked_line)
             elif options.concurrency > 1:
+                from fcreplay.engine.pools import run_in_threads
+
                 run_in_threads(run, options.concurrency, emit)
             else:
                 for unit in units:
@@ -304,11 +307,15 @@ def _first_line(exc: BaseException) -> str:
 def _processes(requested: int | None, units: int) -> int:
     """Worker processes for a replay: by default only when big enough to repay the
     start-up; fork is required (the workers inherit the loaded suite)."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
     if requested is not None:
-        return max(1, min(requested, units))
-    return max(1, min(len(os.sched_getaffinity(0)), units // _UNITS_PER_PROCESS))
+        wanted = max(1, min(requested, units))
+    else:
+        wanted = max(1, min(len(os.sched_getaffinity(0)), units // _UNITS_PER_PROCESS))
+    if wanted == 1:
+        return 1  # a small suite never loads multiprocessing at all
+    import multiprocessing
+
+    return wanted if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
 _UNITS_PER_PROCESS = 100
