@@ -32,6 +32,7 @@ JSON and Markdown output is `fcreplay.render.schemadiff`'s.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -234,7 +235,8 @@ class SchemaDiffer:
         body: dict[str, Any],
         uri: str,
     ) -> bytes:
-        """Bytes equal for requests that declare and choose tools the same way.
+        """A digest equal for requests that declare and choose tools the same way (kept
+        for each distinct request: a digest, not the kilobytes it is made from).
 
         The conversation, which changes every turn, is left out: the top-level
         keys the adapter fills from the history (its `Capabilities.conversation_keys`).
@@ -255,10 +257,10 @@ class SchemaDiffer:
                 self._reducible[name] = reducible = same
         value = reduced if reducible else body
         exact = exact_json(value)
-        if exact is not None:
-            return exact
-        # Not plain JSON values (an odd YAML cassette); the marker keeps the two apart.
-        return b"\0" + json.dumps(value, sort_keys=True, default=repr).encode()
+        if exact is None:
+            # Not plain JSON values (an odd YAML cassette); the marker keeps the two apart.
+            exact = b"\0" + json.dumps(value, sort_keys=True, default=repr).encode()
+        return hashlib.sha256(exact).digest()
 
     def result(self) -> SchemaDiffResult:
         """Diff each distinct declaration once and fold identical changes."""
