@@ -31,17 +31,22 @@ def write_text_atomically(path: str | Path, text: str) -> None:
     write_atomically(path, _text_writer(text))
 
 
-def write_atomically(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
+def write_atomically(
+    path: str | Path, write: Callable[[BinaryIO], object], *, sync: bool = True
+) -> None:
     """`write_text_atomically` for a writer that streams its bytes into the file: what
-    `write` writes into the handle it is given becomes the file's content."""
+    `write` writes into the handle it is given becomes the file's content. Without
+    `sync` the file is still replaced whole, but a machine crash may lose it (for
+    what is cheap to make again)."""
     path = Path(path)
-    temporary = _write_temporary(path, write)
+    temporary = _write_temporary(path, write, sync=sync)
     try:
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    _sync_folder(path.parent)
+    if sync:
+        _sync_folder(path.parent)
 
 
 def write_group_atomically(folder: Path, files: Mapping[str, str]) -> None:
@@ -103,7 +108,7 @@ def _text_writer(text: str) -> Callable[[BinaryIO], object]:
     return lambda handle: handle.write(text.encode("utf-8"))
 
 
-def _write_temporary(path: Path, write: Callable[[BinaryIO], object]) -> Path:
+def _write_temporary(path: Path, write: Callable[[BinaryIO], object], *, sync: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
@@ -113,7 +118,8 @@ def _write_temporary(path: Path, write: Callable[[BinaryIO], object]) -> Path:
         with os.fdopen(descriptor, "wb") as handle:
             write(handle)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -237,8 +237,11 @@ def rewrite_in_order(
     spans: dict[AttemptKey, tuple[int, int]],
     order: Iterable[AttemptKey],
     end: RunEnd | None = None,
+    *,
+    durable: bool = True,
 ) -> None:
-    """Rewrite a finished run log in plan order, atomically (temp file + rename).
+    """Rewrite a finished run log in plan order, atomically (temp file + rename),
+    synced to disk when `durable` (as `RunLogWriter` syncs its records).
 
     Attempts are appended in completion order, which concurrency makes
     arbitrary; a finished log is put back in a stable order for readers and
@@ -272,7 +275,7 @@ def rewrite_in_order(
                     start += len(block)
             target.write(trailer)
 
-        write_atomically(path, write)
+        write_atomically(path, write, sync=durable)
 
 
 _COPY_BYTES = 1 << 20
@@ -345,4 +348,8 @@ def newest_finished_run(runs: Path, mode: str | None = None) -> ChosenRun:
 
 def record_line(record: AttemptRecord) -> str:
     """The record as its run-log line, newline included."""
-    return json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+    return _LINE.encode(record.to_json()) + "\n"
+
+
+_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once: `json.dumps` with options builds an encoder on every call."""

@@ -54,7 +54,9 @@ KEY_PREFIXES: dict[str, tuple[str, ...]] = {
 }
 """How each shape begins. Text holding none of these cannot match, and searching for
 them is many times cheaper than the pattern: every run log line is checked."""
-_ANY_PREFIX = tuple(dict.fromkeys(p for prefixes in KEY_PREFIXES.values() for p in prefixes))
+_ANY_PREFIX = re.compile(
+    "|".join(re.escape(p) for p in dict.fromkeys(p for ps in KEY_PREFIXES.values() for p in ps))
+)
 
 
 VOLATILE_HEADERS = frozenset(
@@ -108,7 +110,7 @@ def leaks(text: str, secrets: Iterable[str]) -> list[str]:
         for value in secrets
         if len(value) >= _SHORTEST and value in text
     ]
-    if any(prefix in text for prefix in _ANY_PREFIX):
+    if _ANY_PREFIX.search(text):
         found += [f"a key-shaped string {_mask(m.group())!r}" for m in KEY_SHAPED.finditer(text)]
     return found
 

@@ -285,7 +285,7 @@ def _run(
             progress.finish()
             source.close()
     end = RunEnd(run_id, source.label, True, len(writer.spans), None, scope)
-    rewrite_in_order(log_path, writer.spans, order, end)
+    rewrite_in_order(log_path, writer.spans, order, end, durable=source.durable)
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[r.key])
     return RunResult(
