@@ -47,9 +47,9 @@ def merge_shards(suite: Suite, paths: Sequence[Path], *, out: Path | None = None
     """Merge the run logs of every shard into one log of the whole run (see the module)."""
     logs = [(path, _finished(path)) for path in paths]
     problems: list[Problem] = []
-    scopes = {path: _end(path, contents).scope for path, contents in logs}
-    counts = {scope.shard.count for scope in scopes.values() if scope.shard is not None}
-    for path, scope in scopes.items():
+    scopes = [(path, _end(path, contents).scope) for path, contents in logs]
+    counts = {scope.shard.count for _, scope in scopes if scope.shard is not None}
+    for path, scope in scopes:
         if scope.shard is None:
             problems.append(
                 Problem(
@@ -60,7 +60,7 @@ def merge_shards(suite: Suite, paths: Sequence[Path], *, out: Path | None = None
                 )
             )
     if len(counts) > 1:
-        for path, scope in scopes.items():
+        for path, scope in scopes:
             problems.append(
                 Problem(
                     path,
@@ -73,7 +73,7 @@ def merge_shards(suite: Suite, paths: Sequence[Path], *, out: Path | None = None
         raise InputError(problems)
     (count,) = counts or {0}
     seen: dict[int, Path] = {}
-    for path, scope in scopes.items():
+    for path, scope in scopes:
         assert scope.shard is not None
         index = scope.shard.index
         if index in seen:
@@ -97,7 +97,7 @@ def merge_shards(suite: Suite, paths: Sequence[Path], *, out: Path | None = None
                 "not collected)",
             )
         )
-    selections = {(s.targets, s.variants, s.case_ids) for s in scopes.values()}
+    selections = {(s.targets, s.variants, s.case_ids) for _, s in scopes}
     if len(selections) > 1:
         problems.append(
             Problem(
@@ -110,8 +110,7 @@ def merge_shards(suite: Suite, paths: Sequence[Path], *, out: Path | None = None
         raise InputError(problems)
     targets, variants, case_ids = selections.pop()
     lines: dict[AttemptKey, bytes] = {}
-    for path, contents in logs:
-        scope = scopes[path]
+    for (path, contents), (_, scope) in zip(logs, scopes, strict=True):
         units = _planned(suite, scope)
         _verify(suite, path, contents, units)
         data = path.read_bytes()

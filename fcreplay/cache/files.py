@@ -1,5 +1,8 @@
-"""Writing cache files whole: temp file, rename; a crash leaves the old file or a damaged
-one, which the reader detects and ignores (the cache is never synced: it is disposable)."""
+"""Writing cache files whole: a temp file renamed over the old one.
+
+A crash leaves the old file or a damaged one, which the reader detects and ignores:
+the cache is never synced, it is disposable.
+"""
 
 from __future__ import annotations
 

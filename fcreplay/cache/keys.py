@@ -1,5 +1,4 @@
-"""The key of each unit's cache entry: everything its records and its schema-diff share
-can depend on, hashed.
+"""The key of each unit's cache entry: everything its records and schema-diff share depend on.
 
 Shared by every unit: fcreplay's version and source, Python's, the libraries that
 judge (their installed files), the suite configuration (but its golden and runs
@@ -21,7 +20,6 @@ from dataclasses import fields
 from pathlib import Path
 from types import ModuleType
 
-import fcreplay
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.cache.stats import ABSENT, LINKED, StatIndex
 from fcreplay.engine.plan import Unit
@@ -47,7 +45,8 @@ _NOT_KEYED = frozenset(
 
 _JUDGING_LIBRARIES = ("jsonschema", "deepdiff", "yaml")
 
-_PACKAGE = Path(fcreplay.__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]
+"""fcreplay's own folder."""
 
 
 class UnitKeys:

@@ -1,5 +1,7 @@
-"""The tail memo: each target's fold and the schema diff's result, under the key of what
-they were made from, so an unchanged target is not added up again."""
+"""The tail memo: each target's fold and the schema diff's result, by what they came from.
+
+An unchanged target is not added up again, an unchanged set of requests not diffed again.
+"""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """File content hashes without reading unchanged files: a stat index, as git keeps one.
 
 A file is hashed again only when its size, modification time, change time or inode
-differ from what the index holds. A file modified within the same tick as its
-entry was taken could keep all four (a coarse clock), so an entry is kept only for a
-file older than `_SETTLED` when the index is written: such a file is hashed again
-next time, which costs little and is never wrong.
+differ from what the index holds. A file modified again within the clock tick of
+the stat taken could keep all four (a coarse clock), so an entry is kept only for a
+file last modified `_SETTLED` before the index is written; a younger one is hashed
+again next time, which costs little and is never wrong.
 """
 
 from __future__ import annotations
@@ -86,11 +86,7 @@ class StatIndex:
         if not self._changed:
             return
         settled = time.time_ns() - _SETTLED
-        entries = {
-            name: list(entry)
-            for name, entry in self._entries.items()
-            if max(entry[1], entry[2]) < settled
-        }
+        entries = {name: list(entry) for name, entry in self._entries.items() if entry[1] < settled}
         document = {"format": FORMAT, "entries": entries}
         write_bytes_atomically(self.path, json.dumps(document, separators=(",", ":")).encode())
         self._changed = False

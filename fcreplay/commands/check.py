@@ -12,6 +12,7 @@ from fcreplay.commands.options import config_option, jobs_option
 from fcreplay.commands.running import problem_lines
 
 if TYPE_CHECKING:
+    from fcreplay.check import CheckResult
     from fcreplay.shards import Shard
 
 MAX_SHOWN = 20
@@ -30,6 +31,13 @@ def _shard(value: str | None) -> Shard | None:
         return parse_shard(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--shard") from None
+
+
+def parse_reasons(value: str) -> tuple[str, ...]:
+    """--fail-on's reasons; a bad one is a usage error."""
+    from fcreplay.check import parse_fail_on
+
+    return _parse(parse_fail_on, value)
 
 
 def _parse(parse: Callable[[str], tuple[str, ...]], value: str) -> tuple[str, ...]:
@@ -129,6 +137,11 @@ def command(
     if cassette_dir is not None or contract_path is not None:
         from fcreplay.commands.check_cassettes import check_cassettes
 
+        if shard is not None or from_run is not None or no_cache:
+            raise click.UsageError(
+                "--shard, --from-run and --no-cache check a suite, not --cassette-dir"
+            )
+
         if cassette_dir is None or contract_path is None:
             raise click.UsageError("--cassette-dir and --contract go together")
         ctx = click.get_current_context()
@@ -137,17 +150,13 @@ def command(
             cassette_dir, contract_path, golden_dir, allow, runs, fail_on if given else None
         )
     from fcreplay.check import parse_fail_on, run_check
-    from fcreplay.commands.output import echo, guard_of
     from fcreplay.inputs.suite import load_suite
-    from fcreplay.render.report import render_text
-    from fcreplay.render.schemadiff import render
 
     reasons = _parse(parse_fail_on, fail_on)
     chosen = _shard(shard)
     if from_run is not None and chosen is not None:
         raise click.UsageError("--from-run gives the verdict of a run log: it takes no --shard")
     suite = load_suite(config_path)
-    guard = guard_of(str(suite.config.source))
     if from_run is not None:
         from fcreplay.commands.runarg import locate_run
         from fcreplay.fanin import check_run_log
@@ -155,6 +164,16 @@ def command(
         result = check_run_log(suite, locate_run(from_run, config_path), fail_on=reasons)
     else:
         result = run_check(suite, fail_on=reasons, processes=jobs, cache=not no_cache, shard=chosen)
+    return show_result(result, str(suite.config.source))
+
+
+def show_result(result: CheckResult, config_path: str) -> bool:
+    """Print what `fcreplay check` prints of `result` and return whether it passes."""
+    from fcreplay.commands.output import echo, guard_of
+    from fcreplay.render.report import render_text
+    from fcreplay.render.schemadiff import render
+
+    guard = guard_of(config_path)
     for note in result.counted.notes if result.counted else ():
         click.echo(note, err=True)
     headline = result.headline()
@@ -166,7 +185,7 @@ def command(
         echo(guard, line)
     if result.schema.blocking:
         echo(guard, render(result.schema, "text"), nl=False)
-    failing = [d for d in result.golden.diffs if d.kind in reasons and d.kind != "stale"]
+    failing = [d for d in result.golden.diffs if d.kind in result.fail_on and d.kind != "stale"]
     for diff in failing[:MAX_SHOWN]:
         echo(guard, f"golden {diff.kind}: {diff.label}")
     if len(failing) > MAX_SHOWN:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from fcreplay.commands.check import SUITE_FAIL_ON
 from fcreplay.commands.options import config_option
 
 
@@ -13,32 +14,42 @@ from fcreplay.commands.options import config_option
 @click.argument("logs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @config_option
 @click.option(
+    "--output",
     "--out",
+    "output",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the merged log here (default: the suite's runs folder, named by its run id).",
 )
-def command(logs: tuple[Path, ...], config_path: str | None, out: Path | None) -> bool:
-    """Merge the run logs of `fcreplay check --shard K/N`, one per shard, into one.
+@click.option(
+    "--fail-on",
+    default=SUITE_FAIL_ON,
+    show_default=True,
+    help="The reasons to fail on, as for `fcreplay check`.",
+)
+def command(
+    logs: tuple[Path, ...], config_path: str | None, output: Path | None, fail_on: str
+) -> bool:
+    """Merge the run logs of `fcreplay check --shard K/N`, one per shard, and give the verdict.
 
     The merged log is the one an unsharded check would have written (in plan order,
-    with one run id), so `fcreplay check --from-run MERGED` gives the same report,
-    golden diff and exit code as one unsharded `fcreplay check`. Refused (exit 2): a
-    missing shard, a shard given twice, a log that did not finish, or one made from
-    other inputs than the suite's now. CI fan-out and fan-in: docs/ci.md.
+    with one run id), and what is printed, and the exit code, are those of one
+    unsharded `fcreplay check` (`fcreplay check --from-run MERGED` gives them again).
+    Refused (exit 2): a missing shard, a shard given twice, a log that did not finish,
+    or one made from other inputs than the suite's now. CI fan-out and fan-in:
+    docs/ci.md.
     """
-    from fcreplay.commands.output import echo, guard_of
-    from fcreplay.fanin import merge_shards
+    from fcreplay.commands.check import parse_reasons, show_result
+    from fcreplay.fanin import check_run_log, merge_shards
     from fcreplay.inputs.suite import load_suite
 
+    reasons = parse_reasons(fail_on)
     for log in logs:
         if not log.is_file():
             raise click.BadParameter(f"{log}: run log not found", param_hint="LOGS")
     suite = load_suite(config_path)
-    merged = merge_shards(suite, list(logs), out=out)
-    echo(
-        guard_of(str(suite.config.source)),
-        f"merged {len(logs)} shard logs ({merged.attempts} attempts) into run "
-        f"{merged.run_id} ({merged.path}); its verdict: "
-        f"fcreplay check --from-run {merged.path}",
+    merged = merge_shards(suite, list(logs), out=output)
+    click.echo(
+        f"merged {len(logs)} shard logs ({merged.attempts} attempts) into {merged.path}",
+        err=True,
     )
-    return True
+    return show_result(check_run_log(suite, merged.path, fail_on=reasons), str(suite.config.source))
