@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fcreplay.cache.pack import NewEntry, copied, read_pack, write_pack
+from fcreplay.cache.pack import copied, read_pack, write_pack
 from fcreplay.cache.stats import StatIndex
 from fcreplay.check import run_check
 from fcreplay.cli import run
@@ -174,17 +174,56 @@ def test_changing_an_input_replays_what_it_changes(
     change(suite)
     warm = check(suite, capsys)
     cold = check(suite, capsys, "--no-cache")
-    assert replayed(warm[2]) == replays
-    assert (warm[0], masked(warm[1])) == (cold[0], masked(cold[1]))
-    assert logged(warm[1]) == logged(cold[1])
+    again = check(suite, capsys)  # now from the cache, drift and all
+    assert replayed(warm[2]) == replays and replayed(again[2]) == 0
+    assert (warm[0], masked(warm[1])) == (cold[0], masked(cold[1])) == (again[0], masked(again[1]))
+    assert logged(warm[1]) == logged(cold[1]) == logged(again[1])
+
+
+def test_a_unit_without_a_recording_comes_from_the_cache_too(
+    suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
+    cold = check(suite, capsys, "--no-cache")
+    warm = check(suite, capsys)
+    assert replayed(warm[2]) == 0 and warm[0] == cold[0] == 1
+    assert "drift: hasty/reversed/lookup (2 attempts): no cassette" in warm[1]
+    assert masked(warm[1]) == masked(cold[1]) and logged(warm[1]) == logged(cold[1])
+
+
+def test_a_cassette_behind_a_symlink_is_always_replayed(
+    suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = suite / "cassettes" / "careful" / "auto" / "lookup.json"
+    kept = suite / "cassettes" / "careful" / "auto" / "lookup.kept"
+    cassette.rename(kept)
+    cassette.symlink_to(kept.name)
+    cold = check(suite, capsys)
+    warm = check(suite, capsys)
+    assert replayed(warm[2]) == 2
+    assert masked(warm[1]) == masked(cold[1])
+
+
+def test_worker_processes_and_shards_fill_the_same_cache(
+    suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    serial = check(suite, capsys, "--no-cache")
+    parallel = check(suite, capsys, "--no-cache", "--jobs", "2")
+    assert masked(parallel[1]) == masked(serial[1]) and logged(parallel[1]) == logged(serial[1])
+    shutil.rmtree(suite / ".fcreplay")
+    halves = [check(suite, capsys, "--shard", f"{k}/2", "--jobs", "2") for k in (1, 2)]
+    assert sum(replayed(err) for _, _, err in halves) == ATTEMPTS
+    whole = check(suite, capsys)
+    assert replayed(whole[2]) == 0
+    assert masked(whole[1]) == masked(serial[1]) and logged(whole[1]) == logged(serial[1])
 
 
 def test_a_damaged_cache_is_ignored(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cold = check(suite, capsys)
     cache = suite / ".fcreplay" / "cache"
-    for name in ("units.pack", "tail.json", "stat-index.json"):
-        data = (cache / name).read_bytes()
-        (cache / name).write_bytes(data[: len(data) // 2] + b"\x00garbage" + data[len(data) // 2 :])
+    for path in [*cache.glob("*.pack"), cache / "tail.json", cache / "stat-index.json"]:
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] + b"\x00garbage" + data[len(data) // 2 :])
     damaged = check(suite, capsys)
     assert replayed(damaged[2]) == ATTEMPTS
     assert masked(damaged[1]) == masked(cold[1]) and logged(damaged[1]) == logged(cold[1])
@@ -196,11 +235,12 @@ def test_an_entry_of_the_wrong_shape_is_replayed_instead(
 ) -> None:
     """A well-formed file (its checksum right) whose entry is not: the unit is replayed."""
     cold = check(suite, capsys)
-    path = suite / ".fcreplay" / "cache" / "units.pack"
+    path = suite / ".fcreplay" / "cache" / "careful.pack"
     pack = read_pack(path)
     entries = {label: copied(pack, entry) for label, entry in pack.entries.items()}
-    bad = entries["careful/auto/lookup"]
-    entries["careful/auto/lookup"] = NewEntry(bad.key, bad.lines, b'{"attempts": "two"}', bad.share)
+    entries["careful/auto/lookup"] = replace(
+        entries["careful/auto/lookup"], digest=b'{"attempts": "two"}'
+    )
     write_pack(path, entries, pack.bodies())
     (suite / ".fcreplay" / "cache" / "tail.json").unlink()  # so that the digest is needed
     warm = check(suite, capsys)
@@ -234,7 +274,7 @@ def test_a_cache_folder_set_in_the_config(suite: Path, capsys: pytest.CaptureFix
     config = suite / "fcreplay.toml"
     config.write_text('cache = "build/check-cache"\n' + config.read_text(encoding="utf-8"))
     check(suite, capsys)
-    assert (suite / "build" / "check-cache" / "units.pack").is_file()
+    assert (suite / "build" / "check-cache" / "careful.pack").is_file()
     assert not (suite / ".fcreplay").exists()
     assert replayed(check(suite, capsys)[2]) == 0
 

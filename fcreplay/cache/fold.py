@@ -20,8 +20,6 @@ from fcreplay.cache.codec import (
     diff_from,
     diff_json,
     shaped,
-    spent_from,
-    spent_json,
     tally_from,
     tally_json,
     text,
@@ -45,8 +43,8 @@ class TargetFold:
     """What one target's units add up to."""
 
     target: str
-    tallies: tuple[tuple[Tally, OperationTally], ...]
-    """Per variant, in plan order."""
+    tallies: tuple[tuple[Tally, dict[str, Any]], ...]
+    """Per variant, in plan order: its tally and its operation figures."""
     shared: Mapping[str, tuple[str, ...]]
     diffs: tuple[EntryDiff, ...]
     unchanged: tuple[tuple[str, str], ...]
@@ -80,7 +78,7 @@ def target_fold(
     diffs, unchanged = _golden(target, seen, golden_dir, scope)
     return TargetFold(
         target=target,
-        tallies=tuple(tallies.values()),
+        tallies=tuple((counts, spent.figures()) for counts, spent in tallies.values()),
         shared={name: tuple(sorted(values)) for name, values in shared.items()},
         diffs=diffs,
         unchanged=unchanged,
@@ -127,10 +125,10 @@ def report(folds: Sequence[TargetFold], run_id: str) -> dict[str, Any]:
     spent: dict[tuple[str, str], dict[str, Any]] = {}
     shared: dict[str, set[str]] = {name: set() for name in SHARED}
     for fold in folds:
-        for counts, costs in fold.tallies:
+        for counts, figures in fold.tallies:
             key = (counts.target, counts.variant)
             tallies[key] = counts
-            spent[key] = costs.figures()
+            spent[key] = figures
         for name in SHARED:
             shared[name].update(fold.shared[name])
     return report_of(tallies, spent, run_id, shared)
@@ -160,7 +158,7 @@ def fold_json(fold: TargetFold) -> dict[str, Any]:
     """The JSON form (`fold_from` reads it)."""
     return {
         "target": fold.target,
-        "tallies": [[tally_json(t), spent_json(s)] for t, s in fold.tallies],
+        "tallies": [[tally_json(t), figures] for t, figures in fold.tallies],
         "shared": {name: list(values) for name, values in fold.shared.items()},
         "diffs": [diff_json(diff) for diff in fold.diffs],
         "unchanged": [list(key) for key in fold.unchanged],
@@ -178,7 +176,9 @@ def fold_from(data: Any) -> TargetFold:
     """Read a fold; ShapeError (a ValueError) or KeyError/TypeError when damaged."""
     data = shaped(data, dict)
     target = text(data["target"])
-    tallies = tuple((tally_from(t), spent_from(s)) for t, s in shaped(data["tallies"], list))
+    tallies = tuple(
+        (tally_from(t), dict(shaped(figures, dict))) for t, figures in shaped(data["tallies"], list)
+    )
     if any(t.target != target for t, _ in tallies):
         raise ValueError("a fold of another target")
     return TargetFold(

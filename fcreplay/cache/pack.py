@@ -15,7 +15,6 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +35,24 @@ class Entry:
     """One unit's cache entry as stored (its parts are read and checked when used)."""
 
     key: str
-    lines: tuple[Line, ...]
+    start: int
+    """Where its lines start in the blob (they lie back to back)."""
+    lengths: tuple[int, ...]
+    at: int
+    """Where the run id starts in each of its lines."""
+    size: int
+    """The length of the run id in its lines."""
     digest: Span
     share: Span
+
+    @property
+    def lines(self) -> tuple[Line, ...]:
+        """Each line's start, length, run id start and run id length."""
+        found, start = [], self.start
+        for length in self.lengths:
+            found.append((start, length, self.at, self.size))
+            start += length
+        return tuple(found)
 
 
 @dataclass
@@ -49,6 +63,8 @@ class Pack:
     """unit label (target/variant/case) -> entry"""
     blob: bytes = b""
     bodies_span: Span = (0, 0)
+    body_hashes: frozenset[str] = frozenset()
+    """The fingerprint hashes `bodies` holds (without reading it)."""
     _bodies: dict[str, Any] | None = None
 
     def raw(self, span: Span) -> bytes:
@@ -70,22 +86,33 @@ class Pack:
         """The lines of `entries`, in order, with `run_id` put in: their lengths and bytes."""
         stamp = run_id.encode()
         lines = [line for entry in entries for line in entry.lines]
-        if not lines:
-            return [], b""
-        first, blob = lines[0][0], self.blob
-        contiguous = all(a[0] + a[1] == b[0] for a, b in pairwise(lines))
-        if contiguous and all(line[3] == len(stamp) for line in lines):
-            # The usual case: one copy of the run's stretch of the blob, ids overwritten.
-            last = lines[-1]
-            data = bytearray(blob[first : last[0] + last[1]])
-            for start, _, at, size in lines:
-                data[start - first + at : start - first + at + size] = stamp
+        if all(line[3] == len(stamp) for line in lines):
+            # The usual case: each stretch of lines that lie back to back in the blob
+            # copied at once, the run ids overwritten in place.
+            data = bytearray()
+            for stretch in _stretches(lines):
+                base, first = len(data), stretch[0][0]
+                data += self.blob[first : stretch[-1][0] + stretch[-1][1]]
+                for start, _, at, size in stretch:
+                    data[base + start - first + at : base + start - first + at + size] = stamp
             return [line[1] for line in lines], bytes(data)
+        blob = self.blob
         pieces = [
             blob[start : start + at] + stamp + blob[start + at + size : start + length]
             for start, length, at, size in lines
         ]
         return [len(piece) for piece in pieces], b"".join(pieces)
+
+
+def _stretches(lines: list[Line]) -> list[list[Line]]:
+    """`lines` cut where one does not start where the one before ends."""
+    found: list[list[Line]] = []
+    for line in lines:
+        if found and found[-1][-1][0] + found[-1][-1][1] == line[0]:
+            found[-1].append(line)
+        else:
+            found.append([line])
+    return found
 
 
 def read_pack(path: Path) -> Pack:
@@ -113,24 +140,21 @@ def _parse(data: bytes) -> Pack:
     index = json.loads(data[end + 1 : end + 1 + size])
     blob = data[end + 1 + size :]
     entries = {}
-    for label, (key, lines, digest, share) in index["units"].items():
-        if isinstance(key, str) and isinstance(label, str):
-            entries[label] = Entry(
-                key,
-                tuple(_line(line, len(blob)) for line in lines),
-                _span(digest, len(blob)),
-                _span(share, len(blob)),
-            )
-    return Pack(entries, blob, _span(index["bodies"], len(blob)))
-
-
-def _line(value: Any, blob: int) -> Line:
-    start, length, at, size = value
-    if not all(type(n) is int and n >= 0 for n in (start, length, at, size)):
+    for label, (key, start, lengths, at, size, digest, share) in index["units"].items():
+        if not (isinstance(key, str) and isinstance(label, str) and isinstance(lengths, list)):
+            raise ValueError("damaged")
+        numbers = (start, at, size, *lengths)
+        if not all(type(n) is int and n >= 0 for n in numbers):
+            raise ValueError("damaged")
+        if start + sum(lengths) > len(blob) or any(at + size > n for n in lengths):
+            raise ValueError("damaged")
+        entries[label] = Entry(
+            key, start, tuple(lengths), at, size, _span(digest, len(blob)), _span(share, len(blob))
+        )
+    hashes = index["body_hashes"]
+    if not (isinstance(hashes, list) and all(isinstance(h, str) for h in hashes)):
         raise ValueError("damaged")
-    if start + length > blob or at + size > length:
-        raise ValueError("damaged")
-    return start, length, at, size
+    return Pack(entries, blob, _span(index["bodies"], len(blob)), frozenset(hashes))
 
 
 def _span(value: Any, blob: int) -> Span:
@@ -142,25 +166,34 @@ def _span(value: Any, blob: int) -> Span:
 
 @dataclass(frozen=True)
 class NewEntry:
-    """An entry to write: its lines (bytes, where the run id starts, its length), and its
-    digest and share as JSON bytes."""
+    """An entry to write: its lines back to back, each one's length, where the run id
+    starts in each and its length, and its digest and share as JSON bytes."""
 
     key: str
-    lines: tuple[tuple[bytes, int, int], ...]
+    lines: bytes
+    lengths: tuple[int, ...]
+    at: int
+    size: int
     digest: bytes
     share: bytes
 
 
 def copied(pack: Pack, entry: Entry) -> NewEntry:
     """An entry of `pack`, to write into the next one."""
-    lines = tuple(
-        (pack.blob[start : start + length], at, size) for start, length, at, size in entry.lines
-    )
-    return NewEntry(entry.key, lines, pack.raw(entry.digest), pack.raw(entry.share))
+    lines = pack.blob[entry.start : entry.start + sum(entry.lengths)]
+    digest, share = pack.raw(entry.digest), pack.raw(entry.share)
+    return NewEntry(entry.key, lines, entry.lengths, entry.at, entry.size, digest, share)
 
 
-def write_pack(path: Path, entries: Mapping[str, NewEntry], bodies: Mapping[str, Any]) -> None:
-    """Write the pack (atomically: a reader sees the old file or the new)."""
+def write_pack(
+    path: Path,
+    entries: Mapping[str, NewEntry],
+    bodies: Mapping[str, Any],
+    *,
+    kept: tuple[bytes, frozenset[str]] | None = None,
+) -> None:
+    """Write the pack (atomically: a reader sees the old file or the new); `kept`: the
+    bodies as the old pack holds them (JSON bytes and hashes), written as they are."""
     pieces: list[bytes] = []
     offset = 0
 
@@ -170,16 +203,28 @@ def write_pack(path: Path, entries: Mapping[str, NewEntry], bodies: Mapping[str,
         offset += len(data)
         return [offset - len(data), len(data)]
 
-    lines = {
-        label: [[*put(line), at, size] for line, at, size in entry.lines]
-        for label, entry in entries.items()
-    }
+    starts = {label: put(entry.lines)[0] for label, entry in entries.items()}
     units = {
-        label: [entry.key, lines[label], put(entry.digest), put(entry.share)]
+        label: [
+            entry.key,
+            starts[label],
+            list(entry.lengths),
+            entry.at,
+            entry.size,
+            put(entry.digest),
+            put(entry.share),
+        ]
         for label, entry in entries.items()
     }
-    where = put(json.dumps(dict(bodies), separators=(",", ":")).encode())
-    index = json.dumps({"units": units, "bodies": where}, separators=(",", ":")).encode()
+    if kept is not None:
+        where, hashes = put(kept[0]), sorted(kept[1])
+    else:
+        where, hashes = (
+            put(json.dumps(dict(bodies), separators=(",", ":")).encode()),
+            sorted(bodies),
+        )
+    document = {"units": units, "bodies": where, "body_hashes": hashes}
+    index = json.dumps(document, separators=(",", ":")).encode()
     rest = index + b"".join(pieces)
     header = {"format": FORMAT, "fcreplay": __version__, "index": len(index)}
     header["crc"] = zlib.crc32(rest)

@@ -60,6 +60,13 @@ class UnitShares:
         one.add(cassette, unit)
         self._keep(str(cassette.path), one.collected())
 
+    def settle(self, cassette: Cassette, unit: Unit) -> None:
+        """Let `cassette` make the differ's per-adapter decisions before any share is taken
+        (what it collects is dropped): taken from the first cassette of each adapter in plan
+        order, they do not depend on which units a run replays, nor in which order."""
+        assert self._differ is not None
+        self._differ.fresh(shared=True).add(cassette, unit)
+
     def note_missing(self, path: Path) -> None:
         self.shares[str(path)] = Share((), 0, 0, (str(path),))
 
@@ -74,7 +81,8 @@ class UnitShares:
         )
 
     def fresh(self) -> UnitShares:
-        return UnitShares(None if self._differ is None else self._differ.fresh())
+        # A worker's: it keeps the settled decisions (its copy of them, after the fork).
+        return UnitShares(None if self._differ is None else self._differ.fresh(shared=True))
 
     def merge(self, other: Any) -> None:
         assert isinstance(other, UnitShares)

@@ -173,7 +173,7 @@ def planned_units(suite: Suite, options: RunOptions) -> list[Unit]:
 
 
 def _adapters(units: list[Unit]) -> dict[str, ClientAdapter]:
-    return {u.target.adapter: get_adapter(u.target.adapter) for u in units}
+    return {name: get_adapter(name) for name in dict.fromkeys(u.target.adapter for u in units)}
 
 
 def _run(
