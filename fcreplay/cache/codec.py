@@ -6,7 +6,7 @@ damaged or foreign data is a cache miss, never a crash or a wrong type downstrea
 
 from __future__ import annotations
 
-from dataclasses import astuple, fields
+from dataclasses import fields
 from typing import Any
 
 from fcreplay.evidence import Evidence
@@ -43,16 +43,20 @@ def tally_from(data: Any) -> Tally:
     return read
 
 
+_COST_FIELDS = tuple(f.name for f in fields(AttemptCost))
+
+
 def spent_json(spent: OperationTally) -> list[Any]:
-    return [spent.attempted, spent.errors, [list(astuple(cost)) for cost in spent.completed]]
+    # Field by field: `dataclasses.astuple` deep-copies, at a cost per attempt.
+    costs = [[getattr(cost, name) for name in _COST_FIELDS] for cost in spent.completed]
+    return [spent.attempted, spent.errors, costs]
 
 
 def spent_from(data: Any) -> OperationTally:
     attempted, errors, completed = shaped(data, list)
-    names = [f.name for f in fields(AttemptCost)]
     costs = []
     for row in shaped(completed, list):
-        values = dict(zip(names, shaped(row, list), strict=True))
+        values = dict(zip(_COST_FIELDS, shaped(row, list), strict=True))
         for name, value in values.items():
             if name == "completed" and not isinstance(value, bool):
                 raise ShapeError("completed: not a boolean")
