@@ -274,6 +274,30 @@ def refusals(
     return list(found.items())
 
 
+def golden_entries(
+    records: Iterable[AttemptRecord], *, reason: str, recorded_at: str
+) -> dict[str, dict[EntryKey, GoldenEntry]]:
+    """The entries a run gives, per target and sorted by case and variant, each with the
+    provenance `golden update` writes: what the update sets, and what `fcreplay diff`
+    compares a second run with."""
+    built: dict[str, dict[EntryKey, GoldenEntry]] = {}
+    for target, seen in observe(records).items():
+        built[target] = {}
+        for key, entry in sorted(seen.entries.items()):
+            provenance = Provenance(
+                run_id=seen.run_id or "",
+                recorded_at=recorded_at,
+                model=seen.model,
+                model_reported=seen.models_reported.get(key),
+                fcreplay_version=__version__,
+                reason=reason,
+            )
+            built[target][key] = GoldenEntry(
+                entry.verdict, entry.verdicts, entry.signatures, entry.findings, provenance
+            )
+    return built
+
+
 @dataclass(frozen=True)
 class UpdateResult:
     """What `update_golden` did to one target's file."""
@@ -308,34 +332,24 @@ def update_golden(
     """
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     results = []
-    for target, seen in observe(records).items():
+    for target, entries in golden_entries(records, reason=reason, recorded_at=stamp).items():
         if targets and target not in targets:
             continue
         golden = load_golden(folder, target) or GoldenFile(target)
         updated, unchanged = [], 0
-        for key, entry in sorted(seen.entries.items()):
+        for key, entry in entries.items():
             if case_ids and key[0] not in case_ids:
                 continue
             if golden.entries.get(key) == entry:
                 unchanged += 1
                 continue
-            provenance = Provenance(
-                run_id=seen.run_id or "",
-                recorded_at=stamp,
-                model=seen.model,
-                model_reported=seen.models_reported.get(key),
-                fcreplay_version=__version__,
-                reason=reason,
-            )
-            golden.entries[key] = GoldenEntry(
-                entry.verdict, entry.verdicts, entry.signatures, entry.findings, provenance
-            )
+            golden.entries[key] = entry
             updated.append(key)
         removed = [
             key
             for key in sorted(golden.entries)
             if prune
-            and key not in seen.entries
+            and key not in entries
             and (not case_ids or key[0] in case_ids)
             and in_scope(key)
         ]
