@@ -59,6 +59,11 @@ class _Page:
         length = sum(len(line) + 1 for line in block)
         return self.budget is None or self.size + length <= self.budget
 
+    def force(self, block: Sequence[str]) -> None:
+        """Add the block whatever the budget (what must be said; kept short by the caller)."""
+        self.lines += block
+        self.size += sum(len(line) + 1 for line in block)
+
     def add(self, block: Sequence[str]) -> bool:
         """Add the block when it fits (and nothing before it was left out)."""
         if self.full or not self.fits(block):
@@ -86,8 +91,11 @@ def render_markdown(
         page.add([f"**fcreplay golden diff** ({status}){run}"])
     else:
         runs = f"A `{compared.before.run_id}` → B `{compared.after.run_id}`"
-        page.add([f"**fcreplay run diff** ({status}) — {runs}", ""])
-        page.add([f"- {escape(line)}" for line in comparison_lines(compared)])
+        head = [escape(line) for line in comparison_lines(compared)]
+        if max_chars is not None:
+            # Always shown: cut to a third of the cap, however many targets the runs have.
+            head = [_shorten(line, max_chars // 3 // len(head)) for line in head]
+        page.force([f"**fcreplay run diff** ({status}) — {runs}", "", *(f"- {h}" for h in head)])
     for kind in CLASSES:
         entries = of_class(diff, kind)
         if entries:
@@ -234,4 +242,8 @@ def _code(text: str) -> str:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= _CELL else text[: _CELL - 1] + "…"
+    return _shorten(text, _CELL)
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -102,19 +102,20 @@ def comparison_lines(compared: RunComparison) -> list[str]:
     """What a run diff compared, one fact a line: the two runs, the pairs, the inputs."""
     lines = [_side_line(compared.before, "before"), _side_line(compared.after, "after")]
     if compared.pairs:
-        shown = ", ".join(f"{a} (A) with {b} (B)" for a, b in compared.pairs)
-        lines.append(f"paired targets: {shown}")
+        shown = ", ".join(f"{a} of A with {b} of B" for a, b in compared.pairs)
+        lines.append(f"paired targets: {shown} (entries are named by B's target)")
     if compared.inputs:
         shown = "; ".join(_input_text(c, compared.compared_units) for c in compared.inputs)
         lines.append(
-            f"inputs that differ: {shown} (compared as they are: decisions only, never stale)"
+            f"inputs that differ: {shown}; that is what is compared, so entries are "
+            "classed by their decisions, never stale for it"
         )
     else:
         lines.append(f"inputs that differ: none in the {compared.compared_units} units compared")
     if compared.only_before:
         lines.append(
-            f"not compared: {', '.join(compared.only_before)} (targets of A only; "
-            "pair one with a target of B with --pair A_TARGET=B_TARGET)"
+            f"not compared: {', '.join(compared.only_before)} of A (no target of B is "
+            "compared with it; pair one with --pair TARGET_A=TARGET_B)"
         )
     if compared.only_after:
         lines.append(f"only in B: {', '.join(compared.only_after)} (every entry new)")
@@ -126,12 +127,12 @@ def _side_line(side: RunSide, role: str) -> str:
     if side.started:
         facts.append(f"started {side.started}")
     facts.append(side.state)
-    models = ", ".join(f"{target} {model}" for target, model in side.models)
-    return f"{side.name} ({role}): run {side.run_id} ({', '.join(facts)}); {models}"
+    models = ", ".join(f"{target} ({model})" for target, model in side.models)
+    return f"{side.name} ({role}): run {side.run_id} — {', '.join(facts)}; targets {models}"
 
 
 def _input_text(change: InputChange, compared: int) -> str:
-    units = "all" if change.units == compared else f"{change.units} of {compared}"
+    units = f"all {compared}" if change.units == compared else f"{change.units} of {compared}"
     detail = f", {change.detail}" if change.detail else ""
     return f"{change.part} ({units} units{detail})"
 
