@@ -18,6 +18,7 @@ from fcreplay.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("fcreplay.commands.check", "CI check: replay, schema diff, golden diff."),
+    "diff": ("fcreplay.commands.diff", "Compare the decisions of two runs (models, prompts)."),
     "golden": ("fcreplay.commands.golden", "Compare a run with the goldens, or update them."),
     "inspect": ("fcreplay.commands.inspect", "Show the normalized decisions in any cassette."),
     "lint": ("fcreplay.commands.lint", "Check the contract, cases and tool results."),
