@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import fcreplay
 from fcreplay.cli import run
 from fcreplay.engine import runner
 from fcreplay.golden.compare import RunSide
@@ -293,3 +294,14 @@ def test_classes_come_from_decisions_and_a_stale_baseline_is_stale() -> None:
     ]
     assert started_at("20250102T100000123Z-record-abc123") == "2025-01-02 10:00:00Z"
     assert started_at("my-run") is None
+
+
+def test_the_python_api_takes_results_paths_or_records(recorded: Path) -> None:
+    first = replay(recorded)
+    second = log_of(recorded, derive(recorded, first.run_id, regress_and_fix))
+    diff = fcreplay.run_diff(first, second)
+    assert (diff.counts()["regression"], diff.counts()["fix"]) == (1, 1)
+    assert diff.comparison is not None and diff.comparison.after.run_id == second.stem
+    paired = fcreplay.run_diff(first.records, first.records, pairs=[("careful", "hasty")])
+    assert paired.comparison is not None and paired.comparison.pairs == (("careful", "hasty"),)
+    assert paired.counts()["regression"] > 0

@@ -19,6 +19,9 @@ produced no attempt for it, within what the run was asked to run: a run of one
 case or one target leaves the other entries alone). Argument-level differences
 come from `fcreplay.structdiff`, computed only for entries whose signatures differ;
 each finding code the run added comes with its evidence (`fcreplay.evidence`).
+
+`diff_against` compares with any baseline per target: `diff_run` gives it the golden
+files, `fcreplay diff` another run's entries (`fcreplay.golden.rundiff`).
 """
 
 from __future__ import annotations
