@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from shlex import quote
 
@@ -39,8 +39,8 @@ MEANING = {
 """What each class means for a reviewer, in one sentence."""
 
 RUN_MEANING = {
-    "regression": "passed in run A, fail in run B",
-    "fix": "failed in run A, pass in run B",
+    "regression": "passed in run A, failed in run B",
+    "fix": "failed in run A, passed in run B",
     "flaky": "the spread of decisions over repetitions moved",
     "changed": "another decision with the same verdict",
     "stale": "one of the runs could not replay these entries from its recordings (request "
@@ -59,7 +59,7 @@ class Words:
     title: str
     before: str
     after: str
-    meaning: dict[str, str]
+    meaning: Mapping[str, str]
     hint: str | None
     """How to accept the differences, when there is a way."""
     new_note: str
