@@ -11,7 +11,7 @@ the report and golden diff from its records, the schema diff from the cassettes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from fcreplay.engine.runner import RunOptions, RunResult, planned_units
 from fcreplay.errors import InputError, Problem
 from fcreplay.golden.diff import diff_run
 from fcreplay.inputs.suite import Suite
-from fcreplay.record import AttemptKey
+from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.render.report import build_report
 from fcreplay.runlog import RunLogContents, new_run_id, read_run_log, run_log_path
 from fcreplay.runmarks import RunEnd, RunHeader, RunScope, run_end_line
@@ -41,6 +41,9 @@ class Merged:
     path: Path
     attempts: int
     shards: int
+    records: tuple[AttemptRecord, ...] = ()
+    """Its records, in plan order (as reading it back would give them)."""
+    scope: RunScope = field(default_factory=RunScope)
 
 
 def merge_shards(suite: Suite, paths: Sequence[Path], *, out: Path | None = None) -> Merged:
@@ -110,23 +113,28 @@ def merge_shards(suite: Suite, paths: Sequence[Path], *, out: Path | None = None
         raise InputError(problems)
     targets, variants, case_ids = selections.pop()
     lines: dict[AttemptKey, bytes] = {}
+    records: dict[AttemptKey, AttemptRecord] = {}
     for (path, contents), (_, scope) in zip(logs, scopes, strict=True):
         units = _planned(suite, scope)
         _verify(suite, path, contents, units)
         data = path.read_bytes()
         for record, (start, stop) in zip(contents.records, contents.spans, strict=True):
             lines[record.key] = data[start:stop]
+            records[record.key] = record
     whole = RunScope(targets, variants, case_ids)
     units = _planned(suite, whole)
     run_id = new_run_id("replay")
     header = RunHeader(run_id, "replay", run_fingerprint(suite, units, _adapters(units)))
-    body = [_stamped(lines[key], run_id) for key in _order(suite, units)]
+    order = _order(suite, units)
+    body = [_stamped(lines[key], run_id) for key in order]
     end = RunEnd(run_id, "replay", True, len(body), None, whole)
     text = header.to_line() + b"".join(body).decode() + run_end_line(end)
     target = out or run_log_path(suite.config.runs, run_id)
     SecretGuard(suite.config.secret_values()).check(text, where=f"run log {target}")
     write_text_atomically(target, text)
-    return Merged(run_id, target, len(body), count)
+    # The records as the merged log holds them: the shards' with the merged run's id.
+    merged = tuple(replace(records[key], run_id=run_id) for key in order)
+    return Merged(run_id, target, len(body), count, merged, whole)
 
 
 def check_run_log(
@@ -140,8 +148,24 @@ def check_run_log(
     position = {key: n for n, key in enumerate(_order(suite, units))}
     records = tuple(sorted(contents.records, key=lambda r: position[r.key]))
     assert contents.header is not None  # _verify saw it
-    run_id = contents.header.run_id
-    run = RunResult(run_id, path, records, scope=end.scope)
+    return verdict_of(
+        suite, RunResult(contents.header.run_id, path, records, scope=end.scope), fail_on
+    )
+
+
+def check_merged(
+    suite: Suite, merged: Merged, *, fail_on: Sequence[str] = DEFAULT_FAIL_ON
+) -> CheckResult:
+    """The verdict of the log `merge_shards` just wrote (its records not read again)."""
+    run = RunResult(merged.run_id, merged.path, merged.records, scope=merged.scope)
+    return verdict_of(suite, run, fail_on)
+
+
+def verdict_of(suite: Suite, run: RunResult, fail_on: Sequence[str]) -> CheckResult:
+    """`check`'s result for a run's records (in plan order), the schema diff read from the
+    cassettes of its units."""
+    units = _planned(suite, run.scope)
+    run_id, records = run.run_id, run.records
     differ = SchemaDiffer(suite)
     cassettes = suite.config.cassettes
     for unit in units:
@@ -154,7 +178,7 @@ def check_run_log(
         run=run,
         report=build_report(records, run_id, prices=dict(suite.config.prices)),
         schema=differ.result(),
-        golden=diff_run(records, suite.config.golden, run_id=run_id, scope=end.scope),
+        golden=diff_run(records, suite.config.golden, run_id=run_id, scope=run.scope),
         fail_on=tuple(fail_on),
     )
 

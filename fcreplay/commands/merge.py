@@ -39,7 +39,7 @@ def command(
     docs/ci.md.
     """
     from fcreplay.commands.check import parse_reasons, show_result
-    from fcreplay.fanin import check_run_log, merge_shards
+    from fcreplay.fanin import check_merged, merge_shards
     from fcreplay.inputs.suite import load_suite
 
     reasons = parse_reasons(fail_on)
@@ -52,4 +52,4 @@ def command(
         f"merged {len(logs)} shard logs ({merged.attempts} attempts) into {merged.path}",
         err=True,
     )
-    return show_result(check_run_log(suite, merged.path, fail_on=reasons), str(suite.config.source))
+    return show_result(check_merged(suite, merged, fail_on=reasons), str(suite.config.source))
