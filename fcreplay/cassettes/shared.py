@@ -118,23 +118,26 @@ def shared_name(compact: str) -> str:
 
 
 def expand_cassette(
-    path: str | Path, document: dict[str, Any], items: list[Any], text: str, max_bytes: int
+    path: str | Path, document: dict[str, Any], items: list[Any], max_bytes: int
 ) -> None:
-    """`expand` for a cassette file read from `text`: InputError (FILE:LINE) for a bad
+    """`expand` for the cassette file at `path`: InputError (FILE:LINE) for a bad
     reference, or when the references would make the cassette read past `max_bytes` in
     full (a small file that refers to one large value a million times)."""
     try:
         counts = expand(document, items)
     except SharedValueError as exc:
-        raise InputError.at(path, error_line(text, exc), str(exc)) from None
+        raise InputError.at(path, error_line(_text(path), exc), str(exc)) from None
+    if not counts:
+        return
     # No shared value is longer than the file: measure them only when that bound fails.
-    if len(text) * (1 + sum(counts.values())) <= max_bytes:
+    size = Path(path).stat().st_size
+    if size * (1 + sum(counts.values())) <= max_bytes:
         return
     table = document[SHARED]
     expanded = sum(
         len(json.dumps(table[name], ensure_ascii=False)) * n for name, n in counts.items()
     )
-    if len(text) + expanded > max_bytes:
+    if size + expanded > max_bytes:
         raise InputError.at(
             path,
             None,
@@ -142,6 +145,14 @@ def expand_cassette(
             "bytes (the max_cassette_bytes limit; a reference bomb?); split it, or raise "
             "max_cassette_bytes only if the cassette is trusted",
         )
+
+
+def _text(path: str | Path) -> str:
+    # Read again only to word an error: a well-formed cassette is parsed once.
+    try:
+        return Path(path).read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return ""
 
 
 def expand(document: dict[str, Any], items: list[Any]) -> dict[str, int]:

@@ -117,7 +117,7 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     """Read a cassette with its fcreplay block (see `read_interactions`), within `limits`:
     file size, nesting, YAML aliases and decoded body sizes; past any of them the whole
     file is an InputError saying which limit and how to raise it."""
-    document, text = _load_document(path, limits)
+    document = _load_document(path, limits)
     items = interaction_items(document)
     if items is None:
         raise InputError.at(path, None, f"not a cassette: it holds no {FORMATS} list")
@@ -125,7 +125,7 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     own = block is not None
     meta = _read_meta(path, block) if own else None
     if isinstance(block, dict) and block.get("format") != 1:
-        shared.expand_cassette(path, document, items, text, limits.max_cassette_bytes)
+        shared.expand_cassette(path, document, items, limits.max_cassette_bytes)
     interactions = []
     for index, item in enumerate(items):
         try:
@@ -135,22 +135,22 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     return Cassette(Path(path), meta, interactions)
 
 
-def _load_document(path: str | Path, limits: Limits) -> tuple[Any, str]:
+def _load_document(path: str | Path, limits: Limits) -> Any:
     raw = _read_capped(path, limits.max_cassette_bytes)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError.at(path, None, f"not a text cassette (not UTF-8: {exc.reason})") from None
     if text.lstrip()[:1] not in ("{", "["):
-        return _load_yaml(path, text, limits), text
+        return _load_yaml(path, text, limits)
     try:
-        return strictjson.loads(text, max_depth=limits.max_json_depth), text
+        return strictjson.loads(text, max_depth=limits.max_json_depth)
     except strictjson.JSONLimitError as exc:
         raise InputError.at(path, exc.lineno, f"not a readable cassette: {exc.msg}") from None
     except json.JSONDecodeError as exc:
         json_error = exc
     try:
-        return _load_yaml(path, text, limits), text  # flow-style YAML also starts with a brace
+        return _load_yaml(path, text, limits)  # flow-style YAML also starts with a brace
     except InputError:
         message = f"not a readable cassette: invalid JSON: {json_error.msg}"
         raise InputError.at(path, json_error.lineno, message) from None
