@@ -28,6 +28,7 @@ from fcreplay.cassettes.unit import PlacedInteraction, UnitCassette
 from fcreplay.errors import InputError
 from fcreplay.limits import Limits
 from fcreplay.neutral import StreamEvent, WireRequest, WireResponse
+from fcreplay.traffic.cassette import load_traffic, save_traffic, traffic_meta
 
 from .conftest import ROOT
 
@@ -352,3 +353,13 @@ def test_a_changed_tool_description_shows_once_in_the_diff_of_a_re_recording() -
     assert sum('"description": "Read one order."' in line for line in added) == 1
     assert sum('"$fcreplay_shared"' in line for line in added) == 2
     assert len(added) == 4, diff
+
+
+def test_proxy_and_plugin_cassettes_share_their_tool_lists_too(tmp_path: Path) -> None:
+    interactions = [exchange(turn("a")), exchange(turn("b"))]
+    path = tmp_path / "traffic.json"
+    save_traffic(path, traffic_meta("pytest/test_x", "test_y"), interactions, secrets=())
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert (document["fcreplay"]["format"], list(document["shared"].values())) == (2, [TOOLS])
+    back = load_traffic(path)
+    assert back is not None and [i.request.body for i in back] == [turn("a"), turn("b")]
