@@ -9,7 +9,6 @@ here depends on the repository's committed cassettes.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -545,7 +544,7 @@ def _many_requests(suite: Suite, total: int) -> list[Cassette]:
     return cassettes
 
 
-def test_ten_thousand_requests_take_well_under_a_second(
+def test_ten_thousand_requests_cost_the_deepdiff_work_of_their_distinct_declarations(
     suite_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     suite = make_suite(suite_dir, [("a", "anthropic", True), ("g", "gemini", False)])
@@ -562,9 +561,7 @@ def test_ten_thousand_requests_take_well_under_a_second(
     monkeypatch.setattr(schemadrift, "differences", counted)
     small = schema_diff(suite, loaded=one_each)
     diffed_for_one_each = len(calls)
-    started = time.perf_counter()
     result = schema_diff(suite, loaded=many)
-    elapsed = time.perf_counter() - started
 
     assert result.requests >= 9_900 and small.requests == units
     # per target: the contract's order, reversed, and none (no_tools)
@@ -574,7 +571,6 @@ def test_ten_thousand_requests_take_well_under_a_second(
     assert [(e.pointer, e.kind) for e in result.entries] == [
         (e.pointer, e.kind) for e in small.entries
     ]
-    assert elapsed < 1.0, f"{result.requests} requests took {elapsed:.2f} s"
 
 
 # --- the bundled simulator ------------------------------------------------------------------
