@@ -356,7 +356,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "resume-traversal": (("record", *SELECT, "--resume", "../x"), "not a run id"),
     "resume-unknown": (("record", *SELECT, "--resume", "20260101T000000000Z-record-zzzzzz"), ""),
     "run-unknown": (("report", "no-such-run"), "no run"),
-    "run-path-like": (("report", "../x/y"), "not a run id"),
+    "run-path-like": (("report", "../x/y"), "run log not found"),
     "config-missing": (("lint", "--config", "nope.toml"), "not found"),
     "config-directory": (("lint", "--config", "cases"), ""),
     "jobs-zero": (("replay", "--jobs", "0"), ""),
