@@ -189,8 +189,8 @@ def test_lost_required_exits_1_with_pointer_and_class_in_every_format(
 
     path = suite_dir / "cassettes" / "openai" / "auto" / "quote_complete.json"
     document = json.loads(path.read_text(encoding="utf-8"))
-    for item in document["interactions"]:
-        for tool in item["request"]["parsed_body"]["tools"]:
+    for tools in document["shared"].values():  # each tool list the requests sent, once
+        for tool in tools:
             if tool["function"]["name"] == "quote_delivery":
                 del tool["function"]["parameters"]["required"]
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
@@ -431,8 +431,8 @@ def test_gemini_openapi_subset_request_shows_every_dropped_keyword(suite_dir: Pa
     dropped: set[str] = set()
     for path in (suite_dir / "cassettes" / "gemini").rglob("*.json"):
         document = json.loads(path.read_text(encoding="utf-8"))
-        for item in document["interactions"]:
-            for declaration in item["request"]["parsed_body"]["tools"][0]["functionDeclarations"]:
+        for tools in document["shared"].values():  # each tool list the requests sent, once
+            for declaration in tools[0]["functionDeclarations"]:
                 schema = declaration.pop("parametersJsonSchema")
                 declaration["parameters"], lost = gemini.to_openapi_subset(schema)
                 prefix = f"/{declaration['name']}/parameters"
