@@ -20,11 +20,13 @@ from fcreplay.version import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("fcreplay.commands.check", "CI check: replay, schema diff, golden diff."),
     "contract": ("fcreplay.commands.contract", "Import a contract from another tool format."),
+    "diff": ("fcreplay.commands.diff", "Compare the decisions of two runs (models, prompts)."),
     "golden": ("fcreplay.commands.golden", "Compare a run with the goldens, or update them."),
     "import": ("fcreplay.commands.import_", "Write a suite from a public benchmark (BFCL)."),
     "init": ("fcreplay.commands.init", "Write a small working suite to start from."),
     "inspect": ("fcreplay.commands.inspect", "Show the normalized decisions in any cassette."),
     "lint": ("fcreplay.commands.lint", "Check the contract, cases and tool results."),
+    "merge": ("fcreplay.commands.merge", "Merge the run logs of a sharded check into one."),
     "proxy": ("fcreplay.commands.proxy", "Record and replay any client's traffic on loopback."),
     "record": ("fcreplay.commands.record", "Run the suite live and record cassettes."),
     "report": ("fcreplay.commands.report", "Metrics and error table of a run log."),

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import IO, BinaryIO
 
@@ -175,9 +176,7 @@ class RunLogWriter:
         self._guard.check(text, where=f"run log {self.path}")
         self._stream.write(text.encode())
         self._end += len(text.encode())
-        self._stream.flush()
-        if self._durable:
-            os.fsync(self._stream.fileno())
+        self._commit()
 
     def append(self, record: AttemptRecord) -> None:
         """Write one record and make it durable before returning."""
@@ -199,6 +198,9 @@ class RunLogWriter:
         self._stream.write(line)
         self.spans[key] = (self._end, self._end + len(line))
         self._end += len(line)
+        self._commit()
+
+    def _commit(self) -> None:
         self._stream.flush()  # a killed process keeps what was flushed
         if self._durable:  # a crashed machine keeps only what was synced
             os.fsync(self._stream.fileno())
@@ -210,9 +212,29 @@ class RunLogWriter:
         for key, size in zip(keys, sizes, strict=True):
             self.spans[key] = (self._end, self._end + size)
             self._end += size
-        self._stream.flush()
-        if self._durable:
-            os.fsync(self._stream.fileno())
+        self._commit()
+
+    def append_known(self, lines: Sequence[tuple[AttemptKey, int]], data: bytes) -> None:
+        """Write lines of earlier run logs (check's cache keeps them) in one write: each
+        line's attempt and length, in order, and their bytes back to back.
+
+        Each passed this guard's key-shape check when first written, by the same code
+        (the cache is keyed by it), so only this run's credential values, which may be
+        new, are looked for; a line holding one is refused as `append_line` would.
+        """
+        if sum(length for _, length in lines) != len(data):
+            raise ValueError("the lengths of the known lines do not add up to their bytes")
+        if any(value.encode() in data for value in self._guard.values):
+            offset = 0
+            for _, length in lines:
+                line = data[offset : offset + length].decode()
+                self._guard.check(line, where=f"run log {self.path}")
+                offset += length
+        for key, length in lines:
+            self.spans[key] = (self._end, self._end + length)
+            self._end += length
+        self._stream.write(data)
+        self._commit()
 
     def end(self, end: RunEnd) -> None:
         """Append the run-end record (last, once), durably: a run that stops early says
@@ -280,6 +302,28 @@ def rewrite_in_order(
 
 _COPY_BYTES = 1 << 20
 """The most of the log held at once while reordering it."""
+
+
+def finish_in_order(
+    path: Path,
+    spans: dict[AttemptKey, tuple[int, int]],
+    order: Iterable[AttemptKey],
+    end: RunEnd,
+    *,
+    durable: bool = True,
+) -> None:
+    """End a finished run log: `rewrite_in_order`, unless its lines are in plan order
+    already (a replay check's cache wrote them so), when only the run-end is appended."""
+    listed = [spans[key] for key in order if key in spans]
+    if listed and len(listed) == len(spans) and all(a[1] == b[0] for a, b in pairwise(listed)):
+        with path.open("ab") as stream:
+            if stream.tell() == listed[-1][1]:  # nothing after the last line
+                stream.write(run_end_line(end).encode())
+                stream.flush()
+                if durable:
+                    os.fsync(stream.fileno())
+                return
+    rewrite_in_order(path, spans, order, end, durable=durable)
 
 
 def _header_bytes(data: bytes) -> int:

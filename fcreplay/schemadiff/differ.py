@@ -44,10 +44,9 @@ from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import canonical_json
 from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_cassette
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
-from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
-from fcreplay.neutral import ToolChoice
 from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, SchemaChange, difference_key
+from fcreplay.schemadiff.result import Collected, SeenRequests
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
@@ -103,16 +102,10 @@ def allowed_classes(allow: Iterable[str], suite: Suite) -> tuple[str, ...]:
 
 @dataclass
 class _Seen:
-    """The first request of one fingerprint, read back, and how often it recurred.
+    """The first request of one fingerprint, and how often it recurred."""
 
-    Only what `result` needs is kept, not the body: a large suite has thousands of
-    fingerprints, and replay workers send theirs to the parent.
-    """
-
-    sent_key: str
-    """The canonical JSON of the tools it declared (`SchemaDiffer._declared`)."""
-    choice: ToolChoice
-    parallel: bool | None
+    body: dict[str, Any]
+    uri: str
     example: str
     count: int = 1
 
@@ -127,8 +120,6 @@ class SchemaDiffer:
         """Planned cassettes not found on disk."""
         self._skipped: list[str] = []
         self._seen: dict[tuple[StepSettings, bytes], _Seen] = {}
-        self._declared: dict[str, tuple[ToolSpec, ...]] = {}
-        """The tools of each distinct declaration, by their canonical JSON."""
         self._expected: dict[tuple[str, str, bool], StepSettings] = {}
         self._reducible: dict[str, bool] = {}
         self._requests = 0
@@ -142,14 +133,42 @@ class SchemaDiffer:
         """Note a planned cassette that is not on disk."""
         self.missing.append(str(path))
 
-    def fresh(self) -> SchemaDiffer:
-        """An empty differ for the same suite (one per replay worker chunk)."""
-        return SchemaDiffer(self.suite, allow=self.allowed)
+    def fresh(self, *, shared: bool = False) -> SchemaDiffer:
+        """An empty differ for the same suite (one per replay worker chunk); `shared`: one
+        that reuses this one's per-adapter decisions, to collect a single cassette's share."""
+        differ = SchemaDiffer(self.suite, allow=self.allowed)
+        if shared:
+            differ._reducible = self._reducible
+            differ._expected = self._expected
+        return differ
+
+    def collected(self) -> Collected:
+        """What was collected so far, before any diffing."""
+        seen = tuple(
+            SeenRequests(expected, fingerprint, s.body, s.uri, s.example, s.count)
+            for (expected, fingerprint), s in self._seen.items()
+        )
+        missing, skipped = tuple(self.missing), tuple(self._skipped)
+        return Collected(seen, self._requests, self._cassettes, missing, skipped)
+
+    def absorb(self, collected: Collected) -> None:
+        """Add what `collected` holds, as if its cassettes were added here."""
+        for item in collected.seen:
+            key = (item.expected, item.fingerprint)
+            mine = self._seen.get(key)
+            if mine is None:
+                self._seen[key] = _Seen(item.body, item.uri, item.example, item.count)
+            else:
+                mine.count += item.count
+        self.missing += collected.missing
+        self._skipped += collected.skipped
+        self._requests += collected.requests
+        self._cassettes += collected.cassettes
 
     def __getstate__(self) -> dict[str, Any]:
         # A worker sends back only what it collected; the suite (compiled
         # validators included) stays behind and cannot be pickled anyway.
-        keep = ("allowed", "missing", "_skipped", "_seen", "_declared", "_requests", "_cassettes")
+        keep = ("allowed", "missing", "_skipped", "_seen", "_requests", "_cassettes")
         return {name: self.__dict__[name] for name in keep}
 
     def merge(self, other: Any) -> None:
@@ -161,8 +180,6 @@ class SchemaDiffer:
                 self._seen[key] = seen
             else:
                 mine.count += seen.count
-        for sent_key, specs in other._declared.items():
-            self._declared.setdefault(sent_key, specs)
         self.missing += other.missing
         self._skipped += other._skipped
         self._requests += other._requests
@@ -195,20 +212,10 @@ class SchemaDiffer:
             key = (expected, self._fingerprint(adapter, conversation, name, body, uri))
             seen = self._seen.get(key)
             if seen is None:
-                self._seen[key] = self._read_back(adapter, body, uri, example)
+                self._seen[key] = _Seen(body, uri, example)
             else:
                 seen.count += 1
             self._requests += 1
-
-    def _read_back(
-        self, adapter: ReadBackAdapter, body: dict[str, Any], uri: str, example: str
-    ) -> _Seen:
-        specs = adapter.sent_tools(body)
-        sent_key = canonical_json([spec.to_json() for spec in specs])
-        if sent_key not in self._declared:
-            self._declared[sent_key] = tuple(specs)
-        view = adapter.read_request(body, uri)
-        return _Seen(sent_key, view.tool_choice, view.parallel_tool_calls, example)
 
     def _step_settings(self, unit: Unit, adapter: str, step: int) -> StepSettings:
         # Only the first step differs (a case's tool_choice is for its first turn).
@@ -235,8 +242,7 @@ class SchemaDiffer:
         body: dict[str, Any],
         uri: str,
     ) -> bytes:
-        """A digest equal for requests that declare and choose tools the same way (kept
-        for each distinct request: a digest, not the kilobytes it is made from).
+        """A digest equal for requests that declare and choose tools the same way.
 
         The conversation, which changes every turn, is left out: the top-level
         keys the adapter fills from the history (its `Capabilities.conversation_keys`).
@@ -256,6 +262,8 @@ class SchemaDiffer:
             if full.tool_names or not same:
                 self._reducible[name] = reducible = same
         value = reduced if reducible else body
+        # Exact bytes do not depend on which objects are shared (every request of a
+        # cassette shares its one tool list); a digest of them is what is kept.
         exact = exact_json(value)
         if exact is None:
             # Not plain JSON values (an odd YAML cassette); the marker keeps the two apart.
@@ -269,18 +277,20 @@ class SchemaDiffer:
         for (expected, _), seen in self._seen.items():
             adapter = get_adapter(expected.adapter)
             assert isinstance(adapter, ReadBackAdapter)  # `add` collects no other
-            key = (expected.adapter, expected.strict, expected.tools, seen.sent_key)
+            specs = adapter.sent_tools(seen.body)
+            sent_key = canonical_json([spec.to_json() for spec in specs])
+            key = (expected.adapter, expected.strict, expected.tools, sent_key)
             changes = declarations.get(key)
             if changes is None:
-                specs = self._declared[seen.sent_key]
                 changes = declarations[key] = declaration_differences(
                     self.suite.contract, adapter, expected.strict, expected.tools, specs
                 )
+            view = adapter.read_request(seen.body, seen.uri)
             capabilities = adapter.CAPABILITIES
             knob = expected.choice.mode in capabilities.parallel_knob
             carried = expected.choice.mode in capabilities.tool_choice_modes
             found = changes + setting_differences(
-                expected, seen.choice, seen.parallel, knob=knob, carried=carried
+                expected, view.tool_choice, view.parallel_tool_calls, knob=knob, carried=carried
             )
             for change in found:
                 fold_key = (
