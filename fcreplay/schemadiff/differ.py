@@ -44,7 +44,9 @@ from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import canonical_json
 from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_cassette
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
+from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
+from fcreplay.neutral import RequestView
 from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, SchemaChange, difference_key
 from fcreplay.schemadiff.result import Collected, SeenRequests
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
@@ -274,18 +276,32 @@ class SchemaDiffer:
         """Diff each distinct declaration once and fold identical changes."""
         declarations: dict[tuple[str, bool, tuple[str, ...], str], list[SchemaChange]] = {}
         folded: dict[tuple[Any, ...], list[Any]] = {}
-        for (expected, _), seen in self._seen.items():
+        # Requests of one fingerprint read back alike, whatever their step should send;
+        # equal exact bytes of the declared tools make equal canonical JSON.
+        read: dict[tuple[str, bytes], tuple[list[ToolSpec], str, RequestView]] = {}
+        canonical: dict[bytes, str] = {}
+        for (expected, fingerprint), seen in self._seen.items():
             adapter = get_adapter(expected.adapter)
             assert isinstance(adapter, ReadBackAdapter)  # `add` collects no other
-            specs = adapter.sent_tools(seen.body)
-            sent_key = canonical_json([spec.to_json() for spec in specs])
+            known = read.get((expected.adapter, fingerprint))
+            if known is None:
+                specs = adapter.sent_tools(seen.body)
+                declared = [spec.to_json() for spec in specs]
+                exact = exact_json(declared)
+                sent_key = canonical.get(exact) if exact is not None else None
+                if sent_key is None:
+                    sent_key = canonical_json(declared)
+                    if exact is not None:
+                        canonical[exact] = sent_key
+                view = adapter.read_request(seen.body, seen.uri)
+                known = read[(expected.adapter, fingerprint)] = (specs, sent_key, view)
+            specs, sent_key, view = known
             key = (expected.adapter, expected.strict, expected.tools, sent_key)
             changes = declarations.get(key)
             if changes is None:
                 changes = declarations[key] = declaration_differences(
                     self.suite.contract, adapter, expected.strict, expected.tools, specs
                 )
-            view = adapter.read_request(seen.body, seen.uri)
             capabilities = adapter.CAPABILITIES
             knob = expected.choice.mode in capabilities.parallel_knob
             carried = expected.choice.mode in capabilities.tool_choice_modes
