@@ -100,22 +100,25 @@ def unit_tools(suite: Suite, unit: Unit) -> list[ToolSpec]:
     return tools[::-1] if unit.variant == "reversed" else tools
 
 
-_SETTINGS: dict[tuple[int, bool], tuple[Suite, Unit, RequestSettings]] = {}
-"""Settings already made, by unit and first step or not: each request asks again."""
-_SETTINGS_LIMIT = 4096
+_SETTINGS: list[tuple[Suite, dict[tuple[int, bool], tuple[Unit, RequestSettings]]]] = []
+"""The settings already made for the units of the latest suite, by unit and first step
+or not: each request asks again. Only one suite's are kept, so none is held for long."""
+_SETTINGS_LIMIT = 1 << 18
 
 
 def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     """Request settings for one step of one unit (only the first step differs)."""
+    made = next((known for owner, known in _SETTINGS if owner is suite), None)
+    if made is None or len(made) > _SETTINGS_LIMIT:  # another suite, or many runs of it
+        made = {}
+        _SETTINGS[:] = [(suite, made)]
     key = (id(unit), step == 0)
-    known = _SETTINGS.get(key)
-    # The entry holds the unit and the suite, so their ids are not reused meanwhile.
-    if known is not None and known[0] is suite and known[1] is unit:
-        return known[2]
+    hit = made.get(key)
+    # The entry holds the unit, so its id is not reused while the entry exists.
+    if hit is not None and hit[0] is unit:
+        return hit[1]
     settings = _unit_settings(suite, unit, step)
-    if len(_SETTINGS) >= _SETTINGS_LIMIT:
-        _SETTINGS.clear()
-    _SETTINGS[key] = (suite, unit, settings)
+    made[key] = (unit, settings)
     return settings
 
 
