@@ -10,12 +10,12 @@ request without a recorded answer is logged as an `error` record whose
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from fcreplay.canonical import sorted_json
 from fcreplay.cassettes.inspection import parse_response
 from fcreplay.cassettes.interactions import Interaction
 from fcreplay.cassettes.redaction import KEY_SHAPED, refuse_leaks
@@ -102,7 +102,7 @@ class ProxyJournal:
         else:
             interaction = outcome.interaction
             result = parse_response(api, interaction)
-        exchange = ModelExchange(index, api, interaction, result, outcome.miss)
+        exchange = ModelExchange(index, api, interaction, result, outcome.miss, outcome.body_text)
         contract = self.contract or self._declared_tools(api, interaction.request.body)
         conversation = Conversation(self.run_id, self.target, name, contract=contract)
         found = call_findings(result, contract)
@@ -120,7 +120,7 @@ class ProxyJournal:
         """The tools a request declared, one contract per distinct list: clients send the
         same tools again and again, and a contract compiles its validators once."""
         declared = declared_tools(api, body)
-        key = api + "\n" + sorted_json([tool.to_json() for tool in declared.tools])
+        key = api + "\n" + json.dumps([tool.to_json() for tool in declared.tools])
         known = self._declared.get(key)
         if known is None:
             if len(self._declared) >= _KNOWN_TOOL_LISTS:

@@ -74,6 +74,8 @@ class Outcome:
     """The credentials the client sent: whatever the journal writes must not hold them."""
     miss: Miss | None = None
     """Why a request got no recorded answer."""
+    body_text: str | None = None
+    """The recorded request body's sorted JSON when matching took it (`Replayed.body_text`)."""
 
 
 class Journal(Protocol):
@@ -128,11 +130,24 @@ class ProxyService:
         secrets = request.credentials()
 
         def finished(
-            how: str, interaction: Interaction | None, message: str | None, miss: Miss | None = None
+            how: str,
+            interaction: Interaction | None,
+            message: str | None,
+            miss: Miss | None = None,
+            body_text: str | None = None,
         ) -> None:
             elapsed = int((time.monotonic() - started) * 1000)
             outcome = Outcome(
-                choice, destination, how, recorded, interaction, message, elapsed, secrets, miss
+                choice,
+                destination,
+                how,
+                recorded,
+                interaction,
+                message,
+                elapsed,
+                secrets,
+                miss,
+                body_text,
             )
             self._journal.note(outcome)
 
@@ -143,7 +158,7 @@ class ProxyService:
             return _error_reply(destination.adapter, 500, f"fcreplay proxy: {exc}", "error")
         found = player.lookup(request)
         if isinstance(found, Replayed):
-            finished("replayed", found.interaction, None)
+            finished("replayed", found.interaction, None, body_text=found.body_text)
             recorded_reply = reply_of(found.interaction.response, found.interaction.request.uri)
             headers = recorded_reply.headers | {PROXY_HEADER: "replayed"}
             if found.interaction.response.events is None:

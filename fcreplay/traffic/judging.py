@@ -45,6 +45,9 @@ class ModelExchange:
     """None for a request that got no recorded answer (see `miss`)."""
     miss: Miss | None = None
     """Why a request got no answer; None when it got one."""
+    body_text: str | None = None
+    """The request body's sorted JSON (`canonical.sorted_json`) when matching already took
+    it; the record's digest is taken of it instead of serializing the body again."""
 
     @property
     def decision(self) -> Decision | None:

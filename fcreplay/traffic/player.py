@@ -58,6 +58,8 @@ class Replayed:
     interaction: Interaction
     index: int
     """Its position in the cassette."""
+    body_text: str | None = None
+    """The recorded request body's sorted JSON when matching took it (see `matching.Match`)."""
 
 
 @dataclass(frozen=True)
@@ -103,20 +105,19 @@ class TrafficPlayer:
             self._secrets.update(request.credentials())
             if self._live:
                 return Live()
-            body = request.body()
-            index = find(self._recorded, self._played, request.method, request.path, body)
-            if index is not None:
-                self._played[index] = True
-                interaction = self._recorded[index]
+            found = find(self._recorded, self._played, request.method, request.path, request.body())
+            if found is not None:
+                self._played[found.index] = True
+                interaction = self._recorded[found.index]
                 self.exchanges.append(interaction)
                 self.timeline.append(interaction)
-                return Replayed(interaction, index)
+                return Replayed(interaction, found.index, found.body_text)
             if self.mode == "new_episodes":
                 return Live()
-            found = miss(self._recorded, self._played, request.recorded())
-            self.misses.append(found)
-            self.timeline.append(found)
-            return found
+            unanswered = miss(self._recorded, self._played, request.recorded())
+            self.misses.append(unanswered)
+            self.timeline.append(unanswered)
+            return unanswered
 
     def keep(self, request: ClientRequest, response: WireResponse) -> Interaction:
         """Record a live round trip (credentials already out of `response`); return it."""
