@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcreplay.adapters.protocol import ReadBackAdapter
 from fcreplay.adapters.registry import api_for_url, get_adapter
@@ -24,12 +24,12 @@ from fcreplay.cassettes.inspection import is_stream, parse_response
 from fcreplay.cassettes.interactions import Interaction
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.history import HistoryProblem, check_history, history_of
 from fcreplay.neutral import WireResponse
-from fcreplay.schemadiff.classes import ALLOWABLE
-from fcreplay.schemadiff.tool_settings import declaration_differences
 from fcreplay.traffic.matching import Miss, show
 from fcreplay.traffic.wire import path_of
+
+if TYPE_CHECKING:
+    from fcreplay.judge.history import HistoryProblem
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,10 @@ def tool_drifts(
 ) -> list[ToolDrift]:
     """Diff every request's declared tools with `contract` (`tools`: the names each request
     must declare, in order; default every contract tool). ValueError for an unknown class."""
+    # Loaded when tools are judged: replaying a test needs none of it.
+    from fcreplay.schemadiff.classes import ALLOWABLE
+    from fcreplay.schemadiff.tool_settings import declaration_differences
+
     allowed = set(allow)
     unknown = sorted(allowed - set(ALLOWABLE) - {"lossless"})
     if unknown:
@@ -170,6 +174,8 @@ def history_problems(
     exchanges: Sequence[ModelExchange], *, max_steps: int | None = None
 ) -> list[LoopProblem]:
     """Every tool-loop problem in the requests' histories, in exchange order."""
+    from fcreplay.judge.history import check_history, history_of
+
     found: list[LoopProblem] = []
     for exchange in exchanges:
         history = history_of(get_adapter(exchange.api), exchange.request_body)
