@@ -158,9 +158,14 @@ def fcreplay(request: pytest.FixtureRequest) -> Iterator[Fcreplay]:
     request.node.stash[_USED] = handle
     started = time.monotonic()
     yield handle
-    if player.save():
-        session.cassettes_written += 1
-    session.append(handle.records(round((time.monotonic() - started) * 1000)))
+    try:
+        if player.save():
+            session.cassettes_written += 1
+        session.append(handle.records(round((time.monotonic() - started) * 1000)))
+    finally:
+        # The item lives as long as the session: holding the handle would keep every
+        # test's cassette in memory, for the garbage collector to walk again and again.
+        del request.node.stash[_USED]
 
 
 @pytest.hookimpl(wrapper=True)

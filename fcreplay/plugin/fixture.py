@@ -96,7 +96,7 @@ class Fcreplay:
         (None for one replay could not answer)."""
         count = len(self.player.timeline)
         if self._seen[0] != count:
-            self._seen = (count, model_exchanges(self.player.timeline))
+            self._seen = (count, model_exchanges(self.player.timeline, self.player.body_texts))
         return self._seen[1]
 
     @property

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -72,11 +72,15 @@ class ModelExchange:
         return f"exchange {self.index} ({request.method} {path_of(request.uri)}{unanswered})"
 
 
-def model_exchanges(items: Iterable[Interaction | Miss]) -> list[ModelExchange]:
+def model_exchanges(
+    items: Iterable[Interaction | Miss], body_texts: Mapping[int, str] | None = None
+) -> list[ModelExchange]:
     """The model exchanges among `items` (in the order sent), each with its normalized
-    outcome; a Miss (a request replay could not answer) is one with outcome None."""
+    outcome; a Miss (a request replay could not answer) is one with outcome None.
+    `body_texts` gives the request bodies' sorted JSON already taken, by position."""
     found: list[ModelExchange] = []
-    for item in items:
+    texts = body_texts or {}
+    for position, item in enumerate(items):
         request = item.request
         api = api_for_url(request.uri)
         if api is None:
@@ -85,7 +89,9 @@ def model_exchanges(items: Iterable[Interaction | Miss]) -> list[ModelExchange]:
             unanswered = Interaction(request, WireResponse(0))
             found.append(ModelExchange(len(found), api, unanswered, None, item))
         else:
-            found.append(ModelExchange(len(found), api, item, parse_response(api, item)))
+            outcome = parse_response(api, item)
+            text = texts.get(position)
+            found.append(ModelExchange(len(found), api, item, outcome, body_text=text))
     return found
 
 

@@ -93,6 +93,9 @@ class TrafficPlayer:
         """Every request that found no answer, in order."""
         self.timeline: list[Interaction | Miss] = []
         """Every request in the order sent: the interaction that answered it, or its Miss."""
+        self.body_texts: dict[int, str] = {}
+        """The recorded request body's sorted JSON of timeline entries whose matching took it
+        (by position), so their records' digests need no second serialization."""
 
     @property
     def recorded(self) -> Sequence[Interaction]:
@@ -110,6 +113,8 @@ class TrafficPlayer:
                 self._played[found.index] = True
                 interaction = self._recorded[found.index]
                 self.exchanges.append(interaction)
+                if found.body_text is not None:
+                    self.body_texts[len(self.timeline)] = found.body_text
                 self.timeline.append(interaction)
                 return Replayed(interaction, found.index, found.body_text)
             if self.mode == "new_episodes":
