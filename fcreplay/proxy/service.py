@@ -6,6 +6,7 @@ provider-shaped error answer, never an exception.
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -99,13 +100,22 @@ class ProxyService:
     """Answers requests for the HTTP server; thread-safe."""
 
     def __init__(
-        self, settings: ProxySettings, forwarder: Forwarder | None, journal: Journal
+        self,
+        settings: ProxySettings,
+        forwarder: Forwarder | None,
+        journal: Journal,
+        *,
+        freeze: bool = False,
     ) -> None:
+        """`freeze`: the process is the proxy's own (the CLI), so the service may tune its
+        garbage collector (see `_player`); an embedding's collector is left alone."""
         self.settings = settings
         self._forwarder = forwarder
         self._journal = journal
         self._players: dict[Path, TrafficPlayer] = {}
         self._lock = threading.Lock()
+        self._freeze = freeze
+        self._frozen = False
         self.refused: list[str] = []
         """Why exchanges were not written: the cassette would have held a credential."""
 
@@ -206,7 +216,21 @@ class ProxyService:
                 meta = traffic_meta(self.settings.target, choice.name)
                 player = TrafficPlayer(choice.path, meta, self.settings.mode)
                 self._players[choice.path] = player
+                if self._freeze:
+                    # A player lives as long as the proxy and its cassette's values hold
+                    # no cycles: frozen, they are not walked again by every full collection
+                    # (a quarter of a replay's time once a few hundred cassettes are
+                    # loaded). What garbage is frozen with them waits for `close`.
+                    gc.freeze()
+                    self._frozen = True
             return player
+
+    def close(self) -> None:
+        """Hand what the proxy froze back to the collector."""
+        with self._lock:
+            if self._frozen:
+                gc.unfreeze()
+            self._frozen = False
 
 
 def _kept(headers: dict[str, str]) -> dict[str, str]:
