@@ -19,6 +19,7 @@ from fcreplay.version import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("fcreplay.commands.check", "CI check: replay, schema diff, golden diff."),
     "contract": ("fcreplay.commands.contract", "Import a contract from another tool format."),
+    "diff": ("fcreplay.commands.diff", "Compare the decisions of two runs (models, prompts)."),
     "golden": ("fcreplay.commands.golden", "Compare a run with the goldens, or update them."),
     "import": ("fcreplay.commands.import_", "Write a suite from a public benchmark (BFCL)."),
     "init": ("fcreplay.commands.init", "Write a small working suite to start from."),

@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,6 +112,20 @@ def own(label: object) -> str:
     good = json.loads((ROOT / "cassettes" / Path(*UNIT).with_suffix(".json")).read_text("utf-8"))
     good["interactions"][0]["label"] = label
     return json.dumps(good, ensure_ascii=False)
+
+
+def shared_with(change: Callable[[dict[str, object]], None]) -> str:
+    good = json.loads((ROOT / "cassettes" / Path(*UNIT).with_suffix(".json")).read_text("utf-8"))
+    change(good)
+    return json.dumps(good, ensure_ascii=False)
+
+
+def _rename_reference(document: dict[str, Any]) -> None:
+    document["interactions"][1]["request"]["parsed_body"]["tools"] = {"$fcreplay_shared": "tools-0"}
+
+
+def _widen_reference(document: dict[str, Any]) -> None:
+    document["interactions"][0]["request"]["parsed_body"]["tools"]["note"] = "x"
 
 
 GOOD_GOLDEN = json.loads((ROOT / "golden" / "sim-openai-chat.json").read_text(encoding="utf-8"))
@@ -240,7 +255,13 @@ CATALOGUE: dict[str, Entry] = {
     "cassette-no-interactions": cassette('{"version": 1}', "holds no vcrpy"),
     "cassette-interactions-object": cassette('{"interactions": {}}', "holds no vcrpy"),
     "cassette-interaction-string": cassette('{"interactions": ["x"]}', "interaction 0"),
-    "cassette-format-2": cassette('{"fcreplay": {"format": 2}, "interactions": []}', "format 2"),
+    "cassette-format-3": cassette('{"fcreplay": {"format": 3}, "interactions": []}', "format 3"),
+    "cassette-format-true": cassette('{"fcreplay": {"format": true}, "interactions": []}'),
+    "cassette-shared-unknown": cassette(shared_with(_rename_reference), "does not hold"),
+    "cassette-shared-malformed": cassette(shared_with(_widen_reference), "must be an array"),
+    "cassette-shared-list": cassette(
+        shared_with(lambda document: document.__setitem__("shared", [])), "must be an object"
+    ),
     "cassette-block-list": cassette('{"fcreplay": [], "interactions": []}', "must be an object"),
     "cassette-bad-base64": cassette(vcr(body={"base64_string": "!!"}), "base64"),
     "cassette-corrupt-gzip": cassette(
@@ -335,7 +356,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "resume-traversal": (("record", *SELECT, "--resume", "../x"), "not a run id"),
     "resume-unknown": (("record", *SELECT, "--resume", "20260101T000000000Z-record-zzzzzz"), ""),
     "run-unknown": (("report", "no-such-run"), "no run"),
-    "run-path-like": (("report", "../x/y"), "not a run id"),
+    "run-path-like": (("report", "../x/y"), "run log not found"),
     "config-missing": (("lint", "--config", "nope.toml"), "not found"),
     "config-directory": (("lint", "--config", "cases"), ""),
     "jobs-zero": (("replay", "--jobs", "0"), ""),

@@ -113,6 +113,29 @@ def gemini_chunks(chunks: Sequence[Any]) -> Usage | None:
     return None
 
 
+def bedrock(block: Any) -> Usage | None:
+    """Converse `usage`: inputTokens exclude cache reads and writes, which are added."""
+    usage = as_dict(block)
+    read = _whole(usage.get("cacheReadInputTokens"))
+    written = _whole(usage.get("cacheWriteInputTokens"))
+    inputs = _sum(_whole(usage.get("inputTokens")), read, written)
+    return _usage(inputs, usage.get("outputTokens"), read)
+
+
+def bedrock_stream(events: Sequence[StreamEvent]) -> Usage | None:
+    """The `metadata` event's usage."""
+    for event in reversed(events):
+        if event.event == "metadata" and isinstance(event.data, dict):
+            return bedrock(event.data.get("usage"))
+    return None
+
+
+def ollama(block: Any) -> Usage | None:
+    """The final object's prompt_eval_count and eval_count (thinking tokens included)."""
+    final = as_dict(block)
+    return _usage(final.get("prompt_eval_count"), final.get("eval_count"))
+
+
 # --- writing (the simulator's answers) ------------------------------------------------
 
 
@@ -171,3 +194,20 @@ def gemini_block(usage: Usage) -> dict[str, Any]:
     if usage.reasoning_tokens is not None:
         block["thoughtsTokenCount"] = usage.reasoning_tokens
     return block
+
+
+def bedrock_block(usage: Usage) -> dict[str, Any]:
+    """`usage` of a Converse body or of its stream's metadata event."""
+    block: dict[str, Any] = {
+        "inputTokens": _n(usage.input_tokens) - _n(usage.cached_tokens),
+        "outputTokens": _n(usage.output_tokens),
+        "totalTokens": _n(usage.input_tokens) + _n(usage.output_tokens),
+    }
+    if usage.cached_tokens is not None:
+        block["cacheReadInputTokens"] = usage.cached_tokens
+    return block
+
+
+def ollama_counts(usage: Usage) -> dict[str, int]:
+    """The counts of an `/api/chat` final object."""
+    return {"prompt_eval_count": _n(usage.input_tokens), "eval_count": _n(usage.output_tokens)}

@@ -7,13 +7,18 @@ interaction dataclasses and their layouts live in `cassettes.interactions`, body
 decoding in `cassettes.bodies`, the other recorders' formats in `cassettes.formats`;
 their public names are re-exported here.
 
-fcreplay's own format is JSON with bodies stored decoded and readable:
+fcreplay's own format is JSON with bodies stored decoded and readable, each distinct
+tool list once (`cassettes.shared`), laid out one field a line (`cassettes.layout`):
 
     {"version": 1,
-     "fcreplay": {"format": 1, "target": ..., "adapter": ..., "variant": ...,
+     "fcreplay": {"format": 2, "target": ..., "adapter": ..., "variant": ...,
                   "case_id": ..., "fcreplay_version": ...},
-     "interactions": [{"request": {..., "parsed_body": {...}},
+     "shared": {"tools-<hash>": [...]},
+     "interactions": [{"request": {..., "parsed_body": {..., "tools":
+                                                        {"$fcreplay_shared": "tools-<hash>"}}},
                        "response": {..., "parsed_body" | "sse" | "body": ...}}]}
+
+Format 1 (no `shared` block, tool lists in every body) is still read.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 
 import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes import layout, shared
 from fcreplay.cassettes.bodies import BodyLimitError, stream_framing
 from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
 from fcreplay.cassettes.formats import FORMATS, interaction_items
@@ -35,6 +41,7 @@ from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
 from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
 from fcreplay.cassettes.interactions import interaction_json as interaction_json
 from fcreplay.cassettes.interactions import read_interaction, status_phrase
+from fcreplay.cassettes.layout import InteractionText as InteractionText
 from fcreplay.cassettes.redaction import refuse_leaks, scrub_headers, scrub_url
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.cassettes.yamlgraph import yaml_graph_problem
@@ -46,8 +53,11 @@ from fcreplay.version import __version__
 
 CASSETTE_VERSION = 1
 """vcrpy's cassette format version, which fcreplay cassettes also declare."""
-FORMAT = 1
-"""Version of the `fcreplay` block and of the body layout under it."""
+FORMAT = 2
+"""Version of the `fcreplay` block and of the body layout under it, as written: 2 stores
+each distinct tool list once (`cassettes.shared`)."""
+READ_FORMATS = (1, 2)
+"""The formats read: 1 holds every tool list in full in every body."""
 SERIALIZER_NAME = "fcreplay"
 """Name under which `SERIALIZER` is registered with vcrpy."""
 
@@ -114,6 +124,8 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     block = document.get("fcreplay") if isinstance(document, dict) else None
     own = block is not None
     meta = _read_meta(path, block) if own else None
+    if isinstance(block, dict) and block.get("format") != 1:
+        shared.expand_cassette(path, document, items, limits.max_cassette_bytes)
     interactions = []
     for index, item in enumerate(items):
         try:
@@ -194,12 +206,12 @@ def _load_yaml(path: str | Path, text: str, limits: Limits) -> Any:
 def _read_meta(path: str | Path, block: Any) -> CassetteMeta:
     if not isinstance(block, dict):
         raise InputError.at(path, None, "the 'fcreplay' block must be an object")
-    if block.get("format") != FORMAT:
+    if block.get("format") not in READ_FORMATS or isinstance(block.get("format"), bool):
         raise InputError.at(
             path,
             None,
-            f"fcreplay cassette format {block.get('format')!r}; this fcreplay reads format "
-            f"{FORMAT}: upgrade fcreplay or re-record the cassette",
+            f"fcreplay cassette format {block.get('format')!r}; this fcreplay reads formats "
+            f"{' and '.join(map(str, READ_FORMATS))}: upgrade fcreplay or re-record the cassette",
         )
     return CassetteMeta(
         target=str(block.get("target", "")),
@@ -229,38 +241,22 @@ def write_cassette(
 
 
 def cassette_text(interactions: Iterable[Interaction], meta: CassetteMeta) -> str:
-    """The text `write_cassette` writes: indented JSON, non-ASCII kept readable.
+    """The text `write_cassette` writes (`cassettes.layout`), non-ASCII kept readable.
 
     Raises ValueError for a value JSON cannot carry (NaN, infinity).
     """
     return assemble_cassette(meta, [interaction_text(i) for i in interactions])
 
 
-def interaction_text(interaction: Interaction) -> str:
-    """One interaction as it stands in a cassette's text (indented for its place).
-
-    Indented JSON is written by Python's slow pure-Python encoder, so a recorder
-    serializes each interaction once and reassembles the cassette from the texts.
-    """
-    text = json.dumps(interaction_json(interaction), indent=1, ensure_ascii=False, allow_nan=False)
-    return _ELEMENT_INDENT + text.replace("\n", "\n" + _ELEMENT_INDENT)
+def interaction_text(interaction: Interaction) -> InteractionText:
+    """One interaction as it stands in a cassette's text, with the shared values it refers
+    to; a recorder lays out each interaction once and reassembles the cassette from them."""
+    return layout.interaction_text(interaction_json(interaction))
 
 
-def assemble_cassette(meta: CassetteMeta, texts: Sequence[str]) -> str:
-    """A whole cassette from its interactions' texts; the same as one `json.dumps`."""
-    head = json.dumps(
-        {"version": CASSETTE_VERSION, "fcreplay": meta.to_json(), "interactions": []},
-        indent=1,
-        ensure_ascii=False,
-    )
-    if not texts:
-        return head + "\n"
-    return head[: -len(_EMPTY_TAIL)] + "[\n" + ",\n".join(texts) + "\n ]\n}\n"
-
-
-_ELEMENT_INDENT = "  "
-"""An interaction sits at depth 2: in the document, in its `interactions` list."""
-_EMPTY_TAIL = "[]\n}"
+def assemble_cassette(meta: CassetteMeta, texts: Sequence[InteractionText]) -> str:
+    """A whole cassette from its interactions' texts."""
+    return layout.assemble({"version": CASSETTE_VERSION, "fcreplay": meta.to_json()}, texts)
 
 
 # --- vcrpy serializer ------------------------------------------------------------------
@@ -298,6 +294,13 @@ class VcrSerializer:
             raise ValueError("not a cassette: the JSON document is not an object")
         if "fcreplay" not in document:
             return document
+        block = document["fcreplay"]
+        if isinstance(block, dict) and block.get("format") != 1:
+            items = document.get("interactions")
+            try:
+                shared.expand(document, items if isinstance(items, list) else [])
+            except shared.SharedValueError as exc:
+                raise ValueError(f"cannot replay the cassette: {exc}") from None
         interactions = []
         for index, item in enumerate(document.get("interactions", [])):
             interaction = read_interaction(index, item, own=True)

@@ -20,6 +20,7 @@ from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.cassettes.store import (
     Cassette,
     CassetteMeta,
+    InteractionText,
     assemble_cassette,
     interaction_text,
     load_cassette,
@@ -42,8 +43,8 @@ class PlacedInteraction:
     """How long the provider took to answer, as measured when recorded."""
 
     @cached_property
-    def text(self) -> str:
-        """The interaction as it stands in the cassette's text, serialized once."""
+    def text(self) -> InteractionText:
+        """The interaction as it stands in the cassette's text, laid out once."""
         return interaction_text(replace(self.interaction, label=self.label))
 
     @property

@@ -44,37 +44,48 @@ def command() -> None:
     """
 
 
+def diff_output_options(function: F) -> F:
+    """Add --format, --output, --max-chars and --full-output: how a decision diff is written."""
+    for option in reversed(
+        (
+            click.option(
+                "--format",
+                "output_format",
+                type=click.Choice(["text", "markdown", "json", "junit"]),
+                default="text",
+                show_default=True,
+                help="markdown: ready to paste into a pull request; junit: XML for CI systems.",
+            ),
+            click.option(
+                "--output",
+                type=click.Path(dir_okay=False, path_type=str),
+                help="Write to this file instead of standard output.",
+            ),
+            click.option(
+                "--max-chars",
+                type=click.IntRange(2000),
+                default=60_000,
+                show_default=True,
+                help="markdown: the most characters written (a GitHub comment holds 65,536); "
+                "what does not fit is summarised with counts.",
+            ),
+            click.option(
+                "--full-output",
+                type=click.Path(dir_okay=False, path_type=str),
+                help="markdown: also write the whole diff, without the cap, to this file; the "
+                "capped one points to it.",
+            ),
+        )
+    ):
+        function = option(function)
+    return function
+
+
 @command.command("diff")
 @config_option
 @click.option("--run", metavar="RUN", help=_RUN_HELP)
 @golden_option
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "markdown", "json", "junit"]),
-    default="text",
-    show_default=True,
-    help="markdown: ready to paste into a pull request; junit: XML for CI systems.",
-)
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=str),
-    help="Write to this file instead of standard output.",
-)
-@click.option(
-    "--max-chars",
-    type=click.IntRange(2000),
-    default=60_000,
-    show_default=True,
-    help="markdown: the most characters written (a GitHub comment holds 65,536); what "
-    "does not fit is summarised with counts.",
-)
-@click.option(
-    "--full-output",
-    type=click.Path(dir_okay=False, path_type=str),
-    help="markdown: also write the whole diff, without the cap, to this file; the capped "
-    "one points to it.",
-)
+@diff_output_options
 def diff(
     config_path: str | None,
     run: str | None,
@@ -181,7 +192,7 @@ def update(
     from fcreplay.errors import InputError
     from fcreplay.golden.diff import in_scope
     from fcreplay.golden.refusals import refusals
-    from fcreplay.golden.store import update_golden
+    from fcreplay.golden.update import update_golden
 
     guard = guard_of(config_path)
     if not reason.strip():

@@ -59,6 +59,10 @@ def locate_run(
 
     if run is not None and Path(run).is_file():
         return Path(run)
+    if run is not None and (run.endswith(".jsonl") or "/" in run or "\\" in run):
+        raise InputError.at(
+            run, None, "run log not found (give the path of an existing run log, or a run id)"
+        )
     runs = load_config(config_path).runs
     if run is None:
         chosen = newest_finished_run(runs, mode)

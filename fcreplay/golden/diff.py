@@ -19,16 +19,20 @@ produced no attempt for it, within what the run was asked to run: a run of one
 case or one target leaves the other entries alone). Argument-level differences
 come from `fcreplay.structdiff`, computed only for entries whose signatures differ;
 each finding code the run added comes with its evidence (`fcreplay.evidence`).
+
+`diff_against` compares with any baseline per target: `diff_run` gives it the golden
+files, `fcreplay diff` another run's entries (`fcreplay.golden.rundiff`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fcreplay.evidence import Evidence, first_evidence
+from fcreplay.golden.compare import RunComparison
 from fcreplay.golden.store import EntryKey, GoldenEntry, SignatureCount, load_golden, observe
 from fcreplay.record import AttemptRecord
 from fcreplay.runmarks import RunScope
@@ -98,6 +102,9 @@ class GoldenDiff:
     """(target, case_id, variant) of every entry equal to its golden."""
     staleness: Staleness = field(default_factory=lambda: Staleness((), (), ()))
     """The run's stale units, their causes and the commands that re-record them."""
+    comparison: RunComparison | None = None
+    """For `fcreplay diff`: the two runs compared (the baseline is the first's entries);
+    None for a diff against the golden files."""
 
     def counts(self) -> dict[str, int]:
         """Entries per class, every class present."""
@@ -118,8 +125,8 @@ class GoldenDiff:
         return f"{shown}; {len(self.unchanged)} unchanged"
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
+        """The JSON form; a run diff adds `comparison` (the `golden` side is the first run's)."""
+        data: dict[str, Any] = {
             "run_id": self.run_id,
             "counts": {**self.counts(), "unchanged": len(self.unchanged)},
             "diffs": [diff.to_json() for diff in self.diffs],
@@ -129,6 +136,9 @@ class GoldenDiff:
                 "record_commands": list(self.staleness.commands),
             },
         }
+        if self.comparison is not None:
+            data["comparison"] = self.comparison.to_json()
+        return data
 
 
 def classify(
@@ -183,6 +193,12 @@ def _counterpart(candidates: Sequence[SignatureCount], item: SignatureCount) -> 
     return candidates[0]
 
 
+Baselines = Mapping[str, Mapping[EntryKey, GoldenEntry]]
+"""Per target: the entries a run is compared with (golden files, or another run's)."""
+UnitCauses = Mapping[tuple[str, str, str], tuple[str, ...]]
+"""(target, case_id, variant) -> why the baseline side of that entry is stale."""
+
+
 def diff_run(
     records: Iterable[AttemptRecord],
     golden_dir: Path,
@@ -196,8 +212,32 @@ def diff_run(
     cases, other variants) are left out instead of reported `missing`.
     """
     records = list(records)
+    baselines: dict[str, dict[EntryKey, GoldenEntry]] = {}
+    for target in dict.fromkeys(record.target for record in records):
+        golden = load_golden(golden_dir, target)
+        baselines[target] = golden.entries if golden else {}
+    return diff_against(records, baselines, run_id=run_id, scope=scope)
+
+
+def diff_against(
+    records: Iterable[AttemptRecord],
+    baselines: Baselines,
+    *,
+    run_id: str | None = None,
+    scope: RunScope | None = None,
+    stale_baseline: UnitCauses | None = None,
+    stale: Staleness | None = None,
+    comparison: RunComparison | None = None,
+) -> GoldenDiff:
+    """Compare a run's records with a baseline per target it ran (see `diff_run`).
+
+    `stale_baseline` names the entries whose baseline side could not be trusted either
+    (another run's stale attempts), `stale` replaces the run's own staleness in the
+    result, and `comparison` says which two runs `fcreplay diff` compared.
+    """
+    records = list(records)
     observed = observe(records)
-    stale = staleness(records, scope)
+    stale_units = stale if stale is not None else staleness(records, scope)
     grouped: dict[tuple[str, str, str], list[AttemptRecord]] = {}
     for record in records:
         grouped.setdefault((record.target, record.case_id, record.variant), []).append(record)
@@ -205,13 +245,14 @@ def diff_run(
     unchanged: list[tuple[str, str, str]] = []
     for target, seen in observed.items():
         run_id = run_id or seen.run_id
-        golden = load_golden(golden_dir, target)
-        baseline: dict[EntryKey, GoldenEntry] = golden.entries if golden else {}
+        baseline = baselines.get(target, {})
         wanted = {key: entry for key, entry in baseline.items() if in_scope(key, scope)}
         for key in sorted(set(seen.entries) | set(wanted)):
             before, after = wanted.get(key), seen.entries.get(key)
             group = grouped.get((target, *key), [])
-            causes = tuple(dict.fromkeys(c for record in group for c in causes_of(record) or ()))
+            found = [c for record in group for c in causes_of(record) or ()]
+            found += (stale_baseline or {}).get((target, *key), ())
+            causes = tuple(dict.fromkeys(found))
             kind = classify(before, after, stale=bool(causes))
             if kind is None:
                 unchanged.append((target, *key))
@@ -226,7 +267,7 @@ def diff_run(
             diffs.append(
                 EntryDiff(target, key[0], key[1], kind, before, after, changes, causes, evidence)
             )
-    return GoldenDiff(run_id, tuple(diffs), tuple(unchanged), stale)
+    return GoldenDiff(run_id, tuple(diffs), tuple(unchanged), stale_units, comparison)
 
 
 def in_scope(key: EntryKey, scope: RunScope | None) -> bool:

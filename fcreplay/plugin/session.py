@@ -19,7 +19,8 @@ from typing import Any
 
 from fcreplay.atomic import write_text_atomically
 from fcreplay.cassettes.redaction import SecretGuard
-from fcreplay.golden.store import GoldenEntry, entry_of, golden_path, load_golden, update_golden
+from fcreplay.golden.store import GoldenEntry, entry_of, golden_path, load_golden
+from fcreplay.golden.update import update_golden
 from fcreplay.plugin.naming import TestName
 from fcreplay.record import AttemptRecord
 from fcreplay.runlog import RunLogWriter, read_run_log, record_line, run_log_path

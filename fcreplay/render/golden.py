@@ -13,14 +13,16 @@ import xml.etree.ElementTree as ET
 from fcreplay.golden.diff import EntryDiff, GoldenDiff
 from fcreplay.render.golden_markdown import render_markdown
 from fcreplay.render.golden_parts import (
-    UPDATE_HINT,
+    Words,
     by_case,
+    comparison_lines,
     evidence_line,
     fold,
     of_class,
     record_command,
     side,
     stale_causes,
+    words,
 )
 from fcreplay.schemadiff.classes import show_value
 
@@ -38,7 +40,7 @@ def render(diff: GoldenDiff, fmt: str) -> str:
     return renderers[fmt](diff)
 
 
-def detail_lines(diff: EntryDiff) -> list[str]:
+def detail_lines(diff: EntryDiff, said: Words) -> list[str]:
     """What changed in one entry, one fact a line, for text and JUnit."""
     lines = [
         f"{change.path}: {show_value(change.before, 80)} -> {show_value(change.after, 80)}"
@@ -49,20 +51,25 @@ def detail_lines(diff: EntryDiff) -> list[str]:
         lines.append("findings: " + " ".join([f"+{c}" for c in added] + [f"-{c}" for c in dropped]))
     lines += [evidence_line(item) for item in diff.evidence]
     if diff.kind == "new":
-        lines.append("no golden entry yet")
+        lines.append(said.new_note)
     if diff.kind == "missing":
-        lines.append("the run has no attempt for this golden entry")
+        lines.append(said.missing_note)
     return lines
 
 
-def _headline(diff: GoldenDiff) -> str:
+def _headline(diff: GoldenDiff) -> list[str]:
+    compared = diff.comparison
+    if compared is not None:
+        runs = f"A {compared.before.run_id} -> B {compared.after.run_id}"
+        return [f"run diff: {runs}: {diff.summary()}", *comparison_lines(compared)]
     run = f"run {diff.run_id}: " if diff.run_id else ""
-    return f"golden diff: {run}{diff.summary()}"
+    return [f"golden diff: {run}{diff.summary()}"]
 
 
 def render_text(diff: GoldenDiff) -> str:
     """The stale entries first as one block, then one line per other differing entry."""
-    lines = [_headline(diff)]
+    said = words(diff)
+    lines = _headline(diff)
     stale = of_class(diff, "stale")
     if stale:
         causes = "; ".join(f"{text} ({n})" for text, n in stale_causes(diff))
@@ -75,9 +82,9 @@ def render_text(diff: GoldenDiff) -> str:
         if entry.kind == "stale":
             continue
         lines.append(f"{entry.label}  {entry.kind}  {side(entry.golden)}  ->  {side(entry.now)}")
-        lines += [f"    {line}" for line in detail_lines(entry)]
-    if any(entry.kind != "stale" for entry in diff.diffs):
-        lines.append(UPDATE_HINT)
+        lines += [f"    {line}" for line in detail_lines(entry, said)]
+    if said.hint and any(entry.kind != "stale" for entry in diff.diffs):
+        lines.append(said.hint)
     return "\n".join(lines) + "\n"
 
 
@@ -88,7 +95,8 @@ def render_junit(diff: GoldenDiff) -> str:
     and the re-record command); a fix passes with a note, since only the golden is
     out of date.
     """
-    suites = ET.Element("testsuites", name="fcreplay golden diff")
+    said = words(diff)
+    suites = ET.Element("testsuites", name=f"fcreplay {said.title}")
     by_target: dict[str, list[tuple[str, str, EntryDiff | None]]] = {}
     for target, case_id, variant in diff.unchanged:
         by_target.setdefault(target, []).append((case_id, variant, None))
@@ -119,7 +127,7 @@ def render_junit(diff: GoldenDiff) -> str:
             else:
                 message = f"{entry.kind}: {entry.label}"
                 body = "\n".join(
-                    [f"{side(entry.golden)} -> {side(entry.now)}", *detail_lines(entry)]
+                    [f"{side(entry.golden)} -> {side(entry.now)}", *detail_lines(entry, said)]
                 )
             if entry.kind == "fix":
                 ET.SubElement(case, "system-out").text = "fix: " + body

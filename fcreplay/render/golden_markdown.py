@@ -17,10 +17,10 @@ from html import escape as _html
 
 from fcreplay.golden.diff import CLASSES, EntryDiff, GoldenDiff
 from fcreplay.render.golden_parts import (
-    MEANING,
     TITLES,
-    UPDATE_HINT,
+    Words,
     by_case,
+    comparison_lines,
     findings_text,
     fold,
     of_class,
@@ -28,6 +28,7 @@ from fcreplay.render.golden_parts import (
     record_command,
     stale_causes,
     transition,
+    words,
 )
 from fcreplay.render.markdown import cell, table
 from fcreplay.schemadiff.classes import show_value
@@ -58,6 +59,11 @@ class _Page:
         length = sum(len(line) + 1 for line in block)
         return self.budget is None or self.size + length <= self.budget
 
+    def force(self, block: Sequence[str]) -> None:
+        """Add the block whatever the budget (what must be said; kept short by the caller)."""
+        self.lines += block
+        self.size += sum(len(line) + 1 for line in block)
+
     def add(self, block: Sequence[str]) -> bool:
         """Add the block when it fits (and nothing before it was left out)."""
         if self.full or not self.fits(block):
@@ -77,21 +83,31 @@ def render_markdown(
     the note that says what was left out.
     """
     page = _Page(None if max_chars is None else max_chars - _TAIL_RESERVE)
+    said = words(diff)
     status = "no differences" if diff.clean else _counts(diff)
-    run = f" — run `{diff.run_id}`" if diff.run_id else ""
-    page.add([f"**fcreplay golden diff** ({status}){run}"])
+    compared = diff.comparison
+    if compared is None:
+        run = f" — run `{diff.run_id}`" if diff.run_id else ""
+        page.add([f"**fcreplay golden diff** ({status}){run}"])
+    else:
+        runs = f"A `{compared.before.run_id}` → B `{compared.after.run_id}`"
+        head = [escape(line) for line in comparison_lines(compared)]
+        if max_chars is not None:
+            # Always shown: cut to a third of the cap, however many targets the runs have.
+            head = [_shorten(line, max_chars // 3 // len(head)) for line in head]
+        page.force([f"**fcreplay run diff** ({status}) — {runs}", "", *(f"- {h}" for h in head)])
     for kind in CLASSES:
         entries = of_class(diff, kind)
         if entries:
-            _section(page, diff, kind, entries)
+            _section(page, diff, said, kind, entries)
     detailed = [(k, case, e) for k in CLASSES if k != "stale" for case, e in _cases(diff, k)]
     if detailed:
         page.add(["", "### Details"])
         page.full = False  # rows left out do not stop details of earlier rows
         for kind, case, entries in detailed:
-            if not page.add(_details(kind, case, entries)):
+            if not page.add(_details(diff, said, kind, case, entries)):
                 page.details_left += 1
-    tail = _tail(diff, page, max_chars, full_report)
+    tail = _tail(diff, said, page, max_chars, full_report)
     return "\n".join(page.lines + tail) + "\n"
 
 
@@ -105,11 +121,13 @@ def _cases(diff: GoldenDiff, kind: str) -> list[tuple[str, list[EntryDiff]]]:
     return list(by_case(of_class(diff, kind)).items())
 
 
-def _section(page: _Page, diff: GoldenDiff, kind: str, entries: list[EntryDiff]) -> None:
+def _section(
+    page: _Page, diff: GoldenDiff, said: Words, kind: str, entries: list[EntryDiff]
+) -> None:
     cases = by_case(entries)
     noun = "entry" if len(entries) == 1 else "entries"
     head = ["", f"### {TITLES[kind]}: {len(entries)} {noun} in {len(cases)} cases", ""]
-    head.append(f"_{MEANING[kind]}._")
+    head.append(f"_{said.meaning[kind]}._")
     if kind == "stale":
         head += ["", "```sh", record_command(diff), "```", ""]
         head += table(("cause", "entries"), [(cell(t), str(n)) for t, n in stale_causes(diff)])
@@ -117,7 +135,7 @@ def _section(page: _Page, diff: GoldenDiff, kind: str, entries: list[EntryDiff])
         page.rows_left[kind] = len(cases)
         return
     rows = [_row(kind, case, group) for case, group in cases.items()]
-    header = _header(kind)
+    header = _header(kind, said)
     for index, row in enumerate(rows):
         block = ["", *table(header, [row])] if index == 0 else table(header, [row])[2:]
         if not page.add(block):
@@ -125,10 +143,10 @@ def _section(page: _Page, diff: GoldenDiff, kind: str, entries: list[EntryDiff])
             return
 
 
-def _header(kind: str) -> tuple[str, ...]:
+def _header(kind: str, said: Words) -> tuple[str, ...]:
     if kind in ("stale", "new", "missing"):
         return ("case", "variants × targets")
-    return ("case", "variants × targets", "golden → now", "findings")
+    return ("case", "variants × targets", f"{said.before} → {said.after}", "findings")
 
 
 def _row(kind: str, case: str, entries: list[EntryDiff]) -> tuple[str, ...]:
@@ -140,7 +158,9 @@ def _row(kind: str, case: str, entries: list[EntryDiff]) -> tuple[str, ...]:
     return (cell(case), where, cell(shown), cell(findings_text(entries)) or "·")
 
 
-def _details(kind: str, case: str, entries: list[EntryDiff]) -> list[str]:
+def _details(
+    diff: GoldenDiff, said: Words, kind: str, case: str, entries: list[EntryDiff]
+) -> list[str]:
     noun = "entry" if len(entries) == 1 else "entries"
     lines = [
         "",
@@ -164,16 +184,16 @@ def _details(kind: str, case: str, entries: list[EntryDiff]) -> list[str]:
         if entry.changes:
             shown = entry.changes[:_CHANGES]
             rows = [(f"`{_code(c.path or '/')}`", _value(c.before), _value(c.after)) for c in shown]
-            lines += ["", *table(("path", "golden", "now"), rows)]
+            lines += ["", *table(("path", said.before, said.after), rows)]
             if len(entry.changes) > _CHANGES:
                 lines.append(f"\n… and {len(entry.changes) - _CHANGES} more changes")
-        lines += ["", escape(provenance_line(entry))]
+        lines += ["", escape(provenance_line(entry, diff.comparison))]
     lines += ["", "</details>"]
     return lines
 
 
 def _tail(
-    diff: GoldenDiff, page: _Page, max_chars: int | None, full_report: str | None
+    diff: GoldenDiff, said: Words, page: _Page, max_chars: int | None, full_report: str | None
 ) -> list[str]:
     lines: list[str] = []
     left = [f"{n} {kind} case rows" for kind, n in page.rows_left.items() if n]
@@ -185,17 +205,15 @@ def _tail(
         where = (
             f"the whole diff is in `{full_report}` (kept with this workflow run's artifacts)"
             if full_report
-            else "the whole diff: `fcreplay golden diff"
-            + (f" --run {diff.run_id}" if diff.run_id else "")
-            + " --format markdown --full-output FILE`"
+            else f"the whole diff: `{said.again}`"
         )
         lines += [
             "",
             f"_Cut to fit {max_chars:,} characters; not shown: {', '.join(left)} "
             f"(in all: {every}). {where[0].upper() + where[1:]}._",
         ]
-    if any(entry.kind != "stale" for entry in diff.diffs):
-        lines += ["", f"_{UPDATE_HINT}._"]
+    if said.hint and any(entry.kind != "stale" for entry in diff.diffs):
+        lines += ["", f"_{said.hint}._"]
     return lines
 
 
@@ -224,4 +242,8 @@ def _code(text: str) -> str:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= _CELL else text[: _CELL - 1] + "…"
+    return _shorten(text, _CELL)
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

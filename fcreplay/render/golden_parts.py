@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from shlex import quote
 
 from fcreplay.evidence import Evidence
+from fcreplay.golden.compare import InputChange, RunComparison, RunSide
 from fcreplay.golden.diff import EntryDiff, GoldenDiff
 from fcreplay.golden.store import GoldenEntry
 from fcreplay.schemadiff.classes import show_value
@@ -34,6 +37,104 @@ MEANING = {
     "missing": "in the golden, but the run has no attempt for it",
 }
 """What each class means for a reviewer, in one sentence."""
+
+RUN_MEANING = {
+    "regression": "passed in run A, failed in run B",
+    "fix": "failed in run A, passed in run B",
+    "flaky": "the spread of decisions over repetitions moved",
+    "changed": "another decision with the same verdict",
+    "stale": "one of the runs could not replay these entries from its recordings (request "
+    "drift or no recording), so it did not test the model and they were not compared; "
+    "re-record them, run again, then diff again",
+    "new": "in run B only",
+    "missing": "in run A, but run B has no attempt for it",
+}
+"""What each class means in a diff of two runs (`fcreplay diff`)."""
+
+
+@dataclass(frozen=True)
+class Words:
+    """How a diff names its two sides: a golden diff's, or a diff of two runs'."""
+
+    title: str
+    before: str
+    after: str
+    meaning: Mapping[str, str]
+    hint: str | None
+    """How to accept the differences, when there is a way."""
+    new_note: str
+    missing_note: str
+    again: str
+    """The command that writes the whole diff as Markdown."""
+
+
+def words(diff: GoldenDiff) -> Words:
+    """The words of this diff's kind."""
+    compared = diff.comparison
+    if compared is None:
+        return Words(
+            title="golden diff",
+            before="golden",
+            after="now",
+            meaning=MEANING,
+            hint=UPDATE_HINT,
+            new_note="no golden entry yet",
+            missing_note="the run has no attempt for this golden entry",
+            again="fcreplay golden diff"
+            + (f" --run {diff.run_id}" if diff.run_id else "")
+            + " --format markdown --full-output FILE",
+        )
+    pairs = "".join(f" --pair {quote(f'{a}={b}')}" for a, b in compared.pairs)
+    return Words(
+        title="run diff",
+        before="A",
+        after="B",
+        meaning=RUN_MEANING,
+        hint=None,
+        new_note="only in run B",
+        missing_note="run B has no attempt for it",
+        again=f"fcreplay diff {quote(compared.before.given)} {quote(compared.after.given)}"
+        f"{pairs} --format markdown --full-output FILE",
+    )
+
+
+def comparison_lines(compared: RunComparison) -> list[str]:
+    """What a run diff compared, one fact a line: the two runs, the pairs, the inputs."""
+    lines = [_side_line(compared.before, "before"), _side_line(compared.after, "after")]
+    if compared.pairs:
+        shown = ", ".join(f"{a} of A with {b} of B" for a, b in compared.pairs)
+        lines.append(f"paired targets: {shown} (entries are named by B's target)")
+    if compared.inputs:
+        shown = "; ".join(_input_text(c, compared.compared_units) for c in compared.inputs)
+        lines.append(
+            f"inputs that differ: {shown}; that is what is compared, so entries are "
+            "classed by their decisions, never stale for it"
+        )
+    else:
+        lines.append(f"inputs that differ: none in the {compared.compared_units} units compared")
+    if compared.only_before:
+        lines.append(
+            f"not compared: {', '.join(compared.only_before)} of A (no target of B is "
+            "compared with it; pair one with --pair TARGET_A=TARGET_B)"
+        )
+    if compared.only_after:
+        lines.append(f"only in B: {', '.join(compared.only_after)} (every entry new)")
+    return lines
+
+
+def _side_line(side: RunSide, role: str) -> str:
+    facts = [side.mode or "mode unknown"]
+    if side.started:
+        facts.append(f"started {side.started}")
+    facts.append(side.state)
+    models = ", ".join(f"{target} ({model})" for target, model in side.models)
+    return f"{side.name} ({role}): run {side.run_id} — {', '.join(facts)}; targets {models}"
+
+
+def _input_text(change: InputChange, compared: int) -> str:
+    units = f"all {compared}" if change.units == compared else f"{change.units} of {compared}"
+    detail = f", {change.detail}" if change.detail else ""
+    return f"{change.part} ({units} units{detail})"
 
 
 def side(entry: GoldenEntry | None) -> str:
@@ -119,9 +220,13 @@ def record_command(diff: GoldenDiff) -> str:
     return " && ".join(diff.staleness.commands) or "fcreplay record"
 
 
-def provenance_line(entry: EntryDiff) -> str:
-    """Where the golden side came from."""
+def provenance_line(entry: EntryDiff, comparison: RunComparison | None = None) -> str:
+    """Where the golden side came from (run A's, in a run diff)."""
     provenance = entry.golden.provenance if entry.golden else None
+    if comparison is not None:
+        target = next((a for a, b in comparison.pairs if b == entry.target), entry.target)
+        model = f", model {provenance.model}" if provenance and provenance.model else ""
+        return f"A: {target} in run {comparison.before.run_id}{model}"
     if provenance is None:
         return "golden: no provenance"
     return (

@@ -233,7 +233,9 @@ class SchemaDiffer:
                 self._reducible[name] = reducible = same
         value = reduced if reducible else body
         try:
-            return marshal.dumps(value)
+            # Version 0 writes values only: later versions also record which objects are
+            # shared, and every request of a cassette shares its one tool list.
+            return marshal.dumps(value, 0)
         except ValueError:  # not plain JSON values (an odd YAML cassette)
             return json.dumps(value, sort_keys=True, default=repr).encode()
 

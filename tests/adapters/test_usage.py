@@ -90,6 +90,34 @@ def decided(result: Decision | ProviderError) -> Decision:
             },
             Usage(80, 35, 60, 25),
         ),
+        (
+            # Bedrock, like Anthropic, counts cache reads and writes apart from inputTokens.
+            "bedrock_converse",
+            {
+                "output": {"message": {"role": "assistant", "content": [{"text": TEXT}]}},
+                "stopReason": "end_turn",
+                "usage": {
+                    "inputTokens": 20,
+                    "outputTokens": 9,
+                    "totalTokens": 134,
+                    "cacheReadInputTokens": 100,
+                    "cacheWriteInputTokens": 5,
+                },
+            },
+            Usage(125, 9, 100, None),
+        ),
+        (
+            "ollama",
+            {
+                "model": "llama3.2",
+                "message": {"role": "assistant", "content": TEXT},
+                "done": True,
+                "done_reason": "stop",
+                "prompt_eval_count": 41,
+                "eval_count": 12,
+            },
+            Usage(41, 12),
+        ),
     ],
 )
 def test_each_format_reads_into_the_same_meaning(name: str, body: Any, expected: Usage) -> None:
@@ -136,13 +164,18 @@ def test_anthropic_streams_add_the_delta_totals_to_the_start() -> None:
     assert decided(get_adapter("anthropic").parse_stream(200, events)).usage == Usage(50, 7)
 
 
-@pytest.mark.parametrize("name", ["openai_chat", "openai_responses", "anthropic", "gemini"])
+@pytest.mark.parametrize(
+    "name",
+    ["openai_chat", "openai_responses", "anthropic", "gemini", "bedrock_converse", "ollama"],
+)
 @pytest.mark.parametrize("stream", [False, True])
 def test_the_usage_rendered_is_the_usage_read_back(name: str, stream: bool) -> None:
     adapter = get_adapter(name)
     usage = Usage(input_tokens=300, output_tokens=40, cached_tokens=200, reasoning_tokens=10)
-    if name == "anthropic":
-        usage = Usage(300, 40, 200)  # Anthropic reports no reasoning count
+    if name in ("anthropic", "bedrock_converse"):
+        usage = Usage(300, 40, 200)  # neither reports a reasoning count
+    elif name == "ollama":
+        usage = Usage(300, 40)  # nor Ollama a cached one
     decision = Decision("text", TEXT, stop="end", usage=usage)
     response = adapter.render_response(decision, stream=stream)
     if stream:
