@@ -32,7 +32,7 @@ from fcreplay.traffic.judging import ModelExchange
 from fcreplay.traffic.records import Conversation, exchange_records
 
 HOWS = ("recorded", "replayed", "miss", "error")
-_KNOWN_TOOL_LISTS = 256
+_KNOWN_TOOL_LISTS = 64
 """Distinct declared tool lists whose contract is kept (a suite has a handful)."""
 
 
