@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.runner import ReplayOptions, RunResult, replay
 from fcreplay.golden.diff import GoldenDiff, diff_run
 from fcreplay.inputs.suite import Suite
+from fcreplay.record import AttemptRecord
 from fcreplay.render.report import build_report
 from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
+from fcreplay.shards import Shard
 from fcreplay.verdict import failures, verdict
 
 REASONS = {
@@ -42,6 +45,18 @@ def parse_fail_on(text: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class Counted:
+    """What a cached check knows of its records without holding them all."""
+
+    attempts: int
+    problems: tuple[AttemptRecord, ...]
+    unsafe: int
+    reused: int
+    """Units whose records came from the cache."""
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """Everything the check found, and whether it passes under `fail_on`."""
 
@@ -50,20 +65,40 @@ class CheckResult:
     schema: SchemaDiffResult
     golden: GoldenDiff
     fail_on: tuple[str, ...]
+    counted: Counted | None = None
+    """Set by a cached check: `run.records` then holds only the attempts replayed now."""
+
+    @property
+    def attempts(self) -> int:
+        """Attempts in the run (replayed now or taken from the cache)."""
+        return self.counted.attempts if self.counted else len(self.run.records)
+
+    @property
+    def problems(self) -> Sequence[AttemptRecord]:
+        """Attempts that could not be replayed faithfully: drift or a missing recording."""
+        return self.counted.problems if self.counted else self.run.problems
+
+    @property
+    def log_path(self) -> Path:
+        """The run log."""
+        return self.run.log_path
 
     def counts(self) -> dict[str, int]:
         """How many of each reason the run shows, whether or not it fails on it."""
         golden = self.golden.counts()
+        unsafe = (
+            self.counted.unsafe
+            if self.counted
+            else sum(any(f.code == "unsafe_call" for f in r.findings) for r in self.run.records)
+        )
         return {
             "stale": golden["stale"],
             "regression": golden["regression"],
-            "drift": len(self.run.problems),
+            "drift": len(self.problems),
             "schema": len(self.schema.blocking),
             "missing": golden["missing"],
             "new": golden["new"],
-            "unsafe": sum(
-                any(f.code == "unsafe_call" for f in r.findings) for r in self.run.records
-            ),
+            "unsafe": unsafe,
             "flaky": golden["flaky"],
             "changed": golden["changed"],
         }
@@ -88,7 +123,7 @@ class CheckResult:
         opening = verdict(self.failures)
         counts = self.counts()
         return (
-            f"{opening}: {len(self.run.records)} attempts replayed, {counts['drift']} drift, "
+            f"{opening}: {self.attempts} attempts replayed, {counts['drift']} drift, "
             f"{counts['schema']} blocking schema differences, golden {self.golden.summary()}; "
             "run `fcreplay golden diff --format markdown` for details"
         )
@@ -100,11 +135,28 @@ def run_check(
     fail_on: Sequence[str] = DEFAULT_FAIL_ON,
     progress: Progress | None = None,
     processes: int | None = None,
+    cache: bool | None = None,
+    shard: Shard | None = None,
 ) -> CheckResult:
-    """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`."""
+    """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`.
+
+    With `cache` (the command line's default), units unchanged since a check that
+    wrote the suite's cache are not replayed (`fcreplay.cache`); False: every unit is
+    replayed and the cache written afresh; None: no cache at all. With `shard`, only
+    that shard's units (the goldens compared are theirs).
+    """
+    if cache is not None:
+        from fcreplay.cache.checking import cached_check
+
+        parts = cached_check(suite, read=cache, processes=processes, progress=progress, shard=shard)
+        counted = Counted(parts.attempts, parts.problems, parts.unsafe, parts.reused, parts.notes)
+        return CheckResult(
+            parts.run, parts.report, parts.schema, parts.golden, tuple(fail_on), counted
+        )
     # Schema diff looks at the cassettes as the replay reads them: each file is read once.
     differ = SchemaDiffer(suite)
-    run = replay(suite, ReplayOptions(processes=processes, observer=differ), progress=progress)
+    options = ReplayOptions(processes=processes, observer=differ, shard=shard)
+    run = replay(suite, options, progress=progress)
     return CheckResult(
         run=run,
         report=build_report(run.records, run.run_id, prices=dict(suite.config.prices)),

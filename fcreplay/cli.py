@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("fcreplay.commands.init", "Write a small working suite to start from."),
     "inspect": ("fcreplay.commands.inspect", "Show the normalized decisions in any cassette."),
     "lint": ("fcreplay.commands.lint", "Check the contract, cases and tool results."),
+    "merge": ("fcreplay.commands.merge", "Merge the run logs of a sharded check into one."),
     "proxy": ("fcreplay.commands.proxy", "Record and replay any client's traffic on loopback."),
     "record": ("fcreplay.commands.record", "Run the suite live and record cassettes."),
     "report": ("fcreplay.commands.report", "Metrics and error table of a run log."),

@@ -90,6 +90,12 @@ class OperationTally:
     errors: int = 0
     completed: list[AttemptCost] = field(default_factory=list)
 
+    def merge(self, other: OperationTally) -> None:
+        """Add `other`'s attempts: the same target × variant, later records."""
+        self.attempted += other.attempted
+        self.errors += other.errors
+        self.completed += other.completed
+
     def figures(self) -> dict[str, Any]:
         """The JSON-ready figures (see the module docstring)."""
         done = self.completed
@@ -113,6 +119,13 @@ def operation_figures(
     records: Iterable[AttemptRecord], prices: Mapping[str, Price] | None = None
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Per (target, variant), in first-seen order: the figures of its completed attempts."""
+    return {key: tally.figures() for key, tally in operation_tallies(records, prices).items()}
+
+
+def operation_tallies(
+    records: Iterable[AttemptRecord], prices: Mapping[str, Price] | None = None
+) -> dict[tuple[str, str], OperationTally]:
+    """Per (target, variant), in first-seen order: what its attempts spent."""
     tallies: dict[tuple[str, str], OperationTally] = {}
     for record in records:
         tally = tallies.setdefault((record.target, record.variant), OperationTally())
@@ -122,7 +135,7 @@ def operation_figures(
             tally.completed.append(spent)
         elif record.transport_error is not None:
             tally.errors += 1
-    return {key: tally.figures() for key, tally in tallies.items()}
+    return tallies
 
 
 def percentile(values: list[Any], rank: int) -> Any:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import IO
 
@@ -194,6 +195,30 @@ class RunLogWriter:
         if self._durable:  # a crashed machine keeps only what was synced
             os.fsync(self._stream.fileno())
 
+    def append_known(self, lines: Sequence[tuple[AttemptKey, int]], data: bytes) -> None:
+        """Write lines of earlier run logs (check's cache keeps them) in one write: each
+        line's attempt and length, in order, and their bytes back to back.
+
+        Each passed this guard's key-shape check when first written, by the same code
+        (the cache is keyed by it), so only this run's credential values, which may be
+        new, are looked for; a line holding one is refused as `append_line` would.
+        """
+        if sum(length for _, length in lines) != len(data):
+            raise ValueError("the lengths of the known lines do not add up to their bytes")
+        if any(value.encode() in data for value in self._guard.values):
+            offset = 0
+            for _, length in lines:
+                line = data[offset : offset + length].decode()
+                self._guard.check(line, where=f"run log {self.path}")
+                offset += length
+        for key, length in lines:
+            self.spans[key] = (self._end, self._end + length)
+            self._end += length
+        self._stream.write(data)
+        self._stream.flush()
+        if self._durable:
+            os.fsync(self._stream.fileno())
+
     def end(self, end: RunEnd) -> None:
         """Append the run-end record (last, once), durably: a run that stops early says
         so, a log written in one go says it finished."""
@@ -234,6 +259,22 @@ def rewrite_in_order(
     pieces += [data[start:end] for start, end in [spans[key] for key in listed] + rest]
     trailer = b"" if end is None else run_end_line(end).encode()
     write_text_atomically(path, (b"".join(pieces) + trailer).decode("utf-8"))
+
+
+def finish_in_order(
+    path: Path, spans: dict[AttemptKey, tuple[int, int]], order: Iterable[AttemptKey], end: RunEnd
+) -> None:
+    """End a finished run log: `rewrite_in_order`, unless its lines are in plan order
+    already (a replay check's cache wrote them so), when only the run-end is appended."""
+    listed = [spans[key] for key in order if key in spans]
+    if listed and len(listed) == len(spans) and all(a[1] == b[0] for a, b in pairwise(listed)):
+        with path.open("ab") as stream:
+            if stream.tell() == listed[-1][1]:  # nothing after the last line
+                stream.write(run_end_line(end).encode())
+                stream.flush()
+                os.fsync(stream.fileno())
+                return
+    rewrite_in_order(path, spans, order, end)
 
 
 def _header_bytes(data: bytes) -> int:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fcreplay.record import SCHEMA_VERSION, RecordShapeError
+from fcreplay.shards import Shard, parse_shard
 
 RUN_END_KEY = "run_end"
 """The key that tells the run-end record from an attempt record."""
@@ -55,24 +56,45 @@ class RunScope:
     targets: tuple[str, ...] = ()
     variants: tuple[str, ...] = ()
     case_ids: tuple[str, ...] = ()
+    shard: Shard | None = None
+    """`check --shard K/N`: only the units of shard K ran."""
 
-    def to_json(self) -> dict[str, list[str]]:
-        """The scope as written in the run-end record."""
-        return {
+    def to_json(self) -> dict[str, Any]:
+        """The scope as written in the run-end record (`shard` only when sharded)."""
+        data: dict[str, Any] = {
             "targets": list(self.targets),
             "variants": list(self.variants),
             "cases": list(self.case_ids),
         }
+        if self.shard is not None:
+            data["shard"] = str(self.shard)
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> RunScope:
         """Read a scope; anything else is the whole suite."""
         if not isinstance(data, dict):
             return cls()
+        shard = None
+        if isinstance(data.get("shard"), str):
+            try:
+                shard = parse_shard(data["shard"])
+            except ValueError:
+                raise RecordShapeError(f"shard {data['shard']!r} is not K/N") from None
         return cls(
             tuple(map(str, data.get("targets", ()))),
             tuple(map(str, data.get("variants", ()))),
             tuple(map(str, data.get("cases", ()))),
+            shard,
+        )
+
+    def holds(self, target: str, variant: str, case_id: str) -> bool:
+        """Whether the unit target/variant/case_id is among what the run was asked to run."""
+        return (
+            (not self.targets or target in self.targets)
+            and (not self.variants or variant in self.variants)
+            and (not self.case_ids or case_id in self.case_ids)
+            and (self.shard is None or self.shard.owns(target, variant, case_id))
         )
 
 

@@ -224,6 +224,13 @@ def update(
         )
         return False
     scope = chosen.end.scope if chosen.end is not None else None
+    if prune and scope is not None and scope.shard is not None:
+        raise InputError.at(
+            path,
+            None,
+            f"--prune: the run is shard {scope.shard}, a part of the suite; prune from "
+            "the log `fcreplay merge` makes of every shard's",
+        )
     results = update_golden(
         _golden(golden_dir, config_path),
         records,

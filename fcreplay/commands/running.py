@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import click
 
 if TYPE_CHECKING:
     from fcreplay.engine.runner import RunResult
     from fcreplay.record import AttemptRecord
+
+
+class Replayed(Protocol):
+    """A replay's attempts that could not be replayed faithfully, and its log."""
+
+    @property
+    def problems(self) -> Sequence[AttemptRecord]: ...
+
+    @property
+    def log_path(self) -> Path: ...
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -79,7 +91,7 @@ def summarize(result: RunResult) -> list[str]:
     return lines
 
 
-def problem_lines(result: RunResult, limit: int = 20) -> list[str]:
+def problem_lines(result: Replayed, limit: int = 20) -> list[str]:
     """The units that could not be replayed faithfully, one line each (first `limit`),
     the drift of the first unit of each kind shown change by change, and how many more."""
     from fcreplay.engine.drift import drift_summary

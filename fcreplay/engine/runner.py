@@ -9,10 +9,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import get_adapter
@@ -29,13 +29,14 @@ from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runlog import (
     RunLogWriter,
+    finish_in_order,
     new_run_id,
     read_run_log,
     record_line,
-    rewrite_in_order,
     run_log_path,
 )
 from fcreplay.runmarks import RunEnd, RunHeader, RunScope
+from fcreplay.shards import Shard
 
 RecordMode = Literal["all", "once", "new_episodes"]
 
@@ -54,6 +55,22 @@ class RunOptions:
     """Where run logs go (default: the suite's `runs`)."""
     cassettes_dir: Path | None = None
     """Where cassettes are (default: the suite's `cassettes`)."""
+    shard: Shard | None = None
+    """Only the units of this shard (`check --shard K/N`); the others are left to other jobs."""
+
+
+class Reuse(Protocol):
+    """Units a replay need not run: every attempt's log line is known already (check's
+    cache holds them from an earlier run of the same inputs)."""
+
+    def covers(self, unit: Unit) -> bool:
+        """Whether `unit`'s lines are known (it is then not replayed)."""
+        ...
+
+    def lines(self, run_id: str) -> tuple[Sequence[tuple[AttemptKey, int]], bytes]:
+        """The known lines of every covered unit in plan order, stamped with `run_id`:
+        each one's attempt and length, and their bytes back to back."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -79,6 +96,9 @@ class ReplayOptions(RunOptions):
     """Also shown every cassette the replay reads (check feeds schema diff this way, so
     cassettes are read once); in worker processes each chunk gets a fresh one that
     is merged back."""
+    reuse: Reuse | None = None
+    """Units whose log lines are known: written to the log as they are, not replayed, not
+    shown to `observer`."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +115,9 @@ class RunResult:
     scope: RunScope = field(default_factory=RunScope)
     requests: Mapping[str, int] = field(default_factory=dict)
     """When recording: requests sent `live` and answered from cassettes (`replayed`)."""
+    reused: int = 0
+    """Attempts whose log lines came from `ReplayOptions.reuse`: they are in the log, not
+    in `records`."""
 
     @property
     def problems(self) -> list[AttemptRecord]:
@@ -109,7 +132,7 @@ class RunResult:
 
 def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = None) -> RunResult:
     """Run the suite live, writing cassettes and a durable run log as attempts finish."""
-    units = _units(suite, options)
+    units = planned_units(suite, options)
     adapters = _adapters(units)
     source = RecordSource(suite, units, adapters, options.record_mode, options.transports)
     mode = f"record:{options.record_mode}"
@@ -118,9 +141,13 @@ def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = 
 
 def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = None) -> RunResult:
     """Run the suite from its cassettes, offline: drift and missing recordings are findings."""
-    units = _units(suite, options)
+    units = planned_units(suite, options)
     source = ReplaySource(options.observer, SecretGuard(suite.config.secret_values()))
-    processes = _processes(options.processes, len(units))
+    if options.reuse is not None and options.resume is not None:
+        raise ValueError("a resumed replay reuses its own log; it takes no other lines")
+    reuse = options.reuse
+    running = len(units) if reuse is None else sum(not reuse.covers(u) for u in units)
+    processes = _processes(options.processes, running)
     return _run(
         suite,
         options,
@@ -130,17 +157,23 @@ def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = 
         progress,
         processes=processes,
         mode="replay",
+        reuse=reuse,
     )
 
 
-def _units(suite: Suite, options: RunOptions) -> list[Unit]:
-    return plan_units(
+def planned_units(suite: Suite, options: RunOptions) -> list[Unit]:
+    """The units a run of `options` runs, in plan order (its shard's only, when sharded)."""
+    units = plan_units(
         suite, targets=options.targets, variants=options.variants, case_ids=options.case_ids
     )
+    shard = options.shard
+    if shard is None:
+        return units
+    return [u for u in units if shard.owns(u.target.name, u.variant, u.case.id)]
 
 
 def _adapters(units: list[Unit]) -> dict[str, ClientAdapter]:
-    return {u.target.adapter: get_adapter(u.target.adapter) for u in units}
+    return {name: get_adapter(name) for name in dict.fromkeys(u.target.adapter for u in units)}
 
 
 def _run(
@@ -153,6 +186,7 @@ def _run(
     *,
     processes: int,
     mode: str,
+    reuse: Reuse | None = None,
 ) -> RunResult:
     """Run every planned attempt and return the records of this run.
 
@@ -197,9 +231,13 @@ def _run(
                 f"{log_path}:{contents.torn_line}: incomplete last record (the run was "
                 "interrupted while writing it); ignored, that attempt runs again"
             )
+    covered = [u for u in units if reuse.covers(u)] if reuse is not None else []
+    reused = {
+        (u.target.name, u.variant, u.case.id, n) for u in covered for n in range(1, repetitions + 1)
+    }
     run = UnitRun(
         suite,
-        units,
+        [u for u in units if not reuse.covers(u)] if reuse is not None else units,
         run_id,
         done,
         cassettes,
@@ -208,11 +246,12 @@ def _run(
         reads_disk=source.reads_cassettes(resuming=options.resume is not None),
         resuming=options.resume is not None,
     )
-    todo = sum(1 for key in order if key not in done)
+    todo = sum(1 for key in order if key not in done and key not in reused)
     progress = progress or Progress(todo)
     progress.total = todo
     again = f"resuming run {run_id}" if options.resume else f"{source.label} run {run_id}"
-    progress.note(f"{again}: {todo} attempts, log {log_path}")
+    known = f" ({len(reused)} more known from the cache)" if reused else ""
+    progress.note(f"{again}: {todo} attempts{known}, log {log_path}")
     for note in notes:
         progress.note(note)
 
@@ -225,7 +264,7 @@ def _run(
         run.on_retry = progress.note
     lock = threading.Lock()
     records: list[AttemptRecord] = []
-    scope = RunScope(options.targets, options.variants, options.case_ids)
+    scope = RunScope(options.targets, options.variants, options.case_ids, options.shard)
     writer = RunLogWriter(
         log_path,
         truncate_to=truncate_to,
@@ -245,12 +284,14 @@ def _run(
             progress.advance(record)
 
         try:
+            if reuse is not None and covered:
+                writer.append_known(*reuse.lines(run_id))
             if processes > 1:
                 run_in_processes(run, processes, emit)
             elif options.concurrency > 1:
                 run_in_threads(run, options.concurrency, emit)
             else:
-                for unit in units:
+                for unit in run.units:
                     run.run_unit(unit, emit)
         except BaseException as exc:
             # The log says it is unfinished, so nobody takes it for a whole run.
@@ -275,7 +316,7 @@ def _run(
             progress.finish()
             source.close()
     end = RunEnd(run_id, source.label, True, len(writer.spans), None, scope)
-    rewrite_in_order(log_path, writer.spans, order, end)
+    finish_in_order(log_path, writer.spans, order, end)
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[r.key])
     return RunResult(
@@ -286,6 +327,7 @@ def _run(
         notes=tuple(notes),
         scope=scope,
         requests=source.request_counts(),
+        reused=len(reused),
     )
 
 

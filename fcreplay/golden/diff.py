@@ -246,7 +246,7 @@ def diff_against(
     for target, seen in observed.items():
         run_id = run_id or seen.run_id
         baseline = baselines.get(target, {})
-        wanted = {key: entry for key, entry in baseline.items() if in_scope(key, scope)}
+        wanted = {k: entry for k, entry in baseline.items() if in_scope(k, scope, target)}
         for key in sorted(set(seen.entries) | set(wanted)):
             before, after = wanted.get(key), seen.entries.get(key)
             group = grouped.get((target, *key), [])
@@ -270,11 +270,14 @@ def diff_against(
     return GoldenDiff(run_id, tuple(diffs), tuple(unchanged), stale_units, comparison)
 
 
-def in_scope(key: EntryKey, scope: RunScope | None) -> bool:
-    """Whether a golden entry is among what a run of `scope` was asked to run."""
+def in_scope(key: EntryKey, scope: RunScope | None, target: str | None = None) -> bool:
+    """Whether a golden entry (of `target`, when given) is among what a run of `scope`
+    was asked to run; a shard's run holds only its own units."""
     case_id, variant = key
     if scope is None:
         return True
+    if target is not None and scope.shard and not scope.shard.owns(target, variant, case_id):
+        return False
     return (not scope.case_ids or case_id in scope.case_ids) and (
         not scope.variants or variant in scope.variants
     )

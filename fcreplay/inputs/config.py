@@ -66,6 +66,8 @@ class SuiteConfig:
     cassettes: Path = Path("cassettes")
     golden: Path = Path("golden")
     runs: Path = Path("runs")
+    cache: Path = Path(".fcreplay/cache")
+    """check's cache (disposable, git-ignored by the file it writes there)."""
     temperature: float | None = 0.0
     top_p: float | None = None
     max_output_tokens: int = 500
@@ -220,6 +222,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "cassettes": _path,
     "golden": _path,
     "runs": _path,
+    "cache": _path,
     "temperature": _temperature,
     "top_p": options.top_p,
     "max_output_tokens": _positive_int,
@@ -335,6 +338,7 @@ def _build(table: dict[str, Any], source: Path, text: str, prefix: str) -> Suite
                 )
     for key in ("cassettes", "golden", "runs"):
         values.setdefault(key, root / key)
+    values.setdefault("cache", root / ".fcreplay" / "cache")
     raw_targets = table.get("targets", [])
     if not isinstance(raw_targets, list):
         raise fail("targets", "must be an array of tables ([[tool.fcreplay.targets]])")

@@ -54,27 +54,44 @@ def build_report(
 
     With `by_tag`, `by_tag` lists the same results per case tag (when cases have tags).
     """
-    tallies = tally(records)
-    results = [_result(target, variant, counts) for (target, variant), counts in tallies.items()]
-    spent = operation_figures(records, prices)
-    for result in results:
-        result["operation"] = spent[(str(result["target"]), str(result["variant"]))]
     extra: dict[str, Any] = {}
     if by_tag and any(record.tags for record in records):
         extra["by_tag"] = [
             {"tag": tag, **_result(target, variant, counts)}
             for (tag, target, variant), counts in tally_by_tag(records).items()
         ]
+    return report_of(
+        tally(records),
+        operation_figures(records, prices),
+        run_id or _single(r.run_id for r in records),
+        {name: [getattr(r, name) for r in records] for name in SHARED},
+        extra,
+    )
+
+
+SHARED = ("contract_hash", "prompt_version", "cases_version", "fcreplay_version")
+"""Record fields the report gives once for the whole run."""
+
+
+def report_of(
+    tallies: Mapping[tuple[str, str], Tally],
+    spent: Mapping[tuple[str, str], dict[str, Any]],
+    run_id: Any,
+    shared: Mapping[str, Iterable[str | None]],
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The report from its parts: the tallies and operation figures per target × variant
+    and, per SHARED field, every value the records hold (check's cache keeps these parts)."""
+    results = [_result(target, variant, counts) for (target, variant), counts in tallies.items()]
+    for result in results:
+        result["operation"] = spent[(str(result["target"]), str(result["variant"]))]
     return {
         "fcreplay_report": REPORT_FORMAT,
-        "run_id": run_id or _single(r.run_id for r in records),
-        "contract_hash": _single(r.contract_hash for r in records),
-        "prompt_version": _single(r.prompt_version for r in records),
-        "cases_version": _single(r.cases_version for r in records),
-        "fcreplay_version": _single(r.fcreplay_version for r in records),
+        "run_id": run_id,
+        **{name: _single(shared[name]) for name in SHARED},
         "results": results,
-        "positional_sensitivity": positional_sensitivity(tallies),
-        **extra,
+        "positional_sensitivity": positional_sensitivity(dict(tallies)),
+        **(extra or {}),
     }
 
 

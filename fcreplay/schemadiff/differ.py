@@ -46,6 +46,7 @@ from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_casse
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
 from fcreplay.inputs.suite import Suite
 from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, SchemaChange, difference_key
+from fcreplay.schemadiff.result import Collected, SeenRequests
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
@@ -131,9 +132,37 @@ class SchemaDiffer:
         """Note a planned cassette that is not on disk."""
         self.missing.append(str(path))
 
-    def fresh(self) -> SchemaDiffer:
-        """An empty differ for the same suite (one per replay worker chunk)."""
-        return SchemaDiffer(self.suite, allow=self.allowed)
+    def fresh(self, *, shared: bool = False) -> SchemaDiffer:
+        """An empty differ for the same suite (one per replay worker chunk); `shared`: one
+        that reuses this one's per-adapter decisions, to collect a single cassette's share."""
+        differ = SchemaDiffer(self.suite, allow=self.allowed)
+        if shared:
+            differ._reducible = self._reducible
+            differ._expected = self._expected
+        return differ
+
+    def collected(self) -> Collected:
+        """What was collected so far, before any diffing."""
+        seen = tuple(
+            SeenRequests(expected, fingerprint, s.body, s.uri, s.example, s.count)
+            for (expected, fingerprint), s in self._seen.items()
+        )
+        missing, skipped = tuple(self.missing), tuple(self._skipped)
+        return Collected(seen, self._requests, self._cassettes, missing, skipped)
+
+    def absorb(self, collected: Collected) -> None:
+        """Add what `collected` holds, as if its cassettes were added here."""
+        for item in collected.seen:
+            key = (item.expected, item.fingerprint)
+            mine = self._seen.get(key)
+            if mine is None:
+                self._seen[key] = _Seen(item.body, item.uri, item.example, item.count)
+            else:
+                mine.count += item.count
+        self.missing += collected.missing
+        self._skipped += collected.skipped
+        self._requests += collected.requests
+        self._cassettes += collected.cassettes
 
     def __getstate__(self) -> dict[str, Any]:
         # A worker sends back only what it collected; the suite (compiled
