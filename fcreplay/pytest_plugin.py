@@ -153,7 +153,7 @@ def fcreplay(request: pytest.FixtureRequest) -> Iterator[Fcreplay]:
         contract = request.config.rootpath / contract
     mode = parse_record_mode(str(request.config.getoption("fcreplay_record_mode")))
     path = test.cassette(options.get("cassette"))
-    player = TrafficPlayer(path, traffic_meta(test.target, test.name), mode)
+    player = TrafficPlayer(path, traffic_meta(test.target, test.name), mode, keep_texts=True)
     handle = Fcreplay(player, test, run_id=session.run_id, contract=contract, golden=session)
     request.node.stash[_USED] = handle
     started = time.monotonic()

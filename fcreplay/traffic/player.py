@@ -74,7 +74,11 @@ Lookup = Replayed | Live | Miss
 class TrafficPlayer:
     """Replays or records the client traffic of one cassette under one record mode."""
 
-    def __init__(self, path: Path, meta: CassetteMeta, mode: RecordMode) -> None:
+    def __init__(
+        self, path: Path, meta: CassetteMeta, mode: RecordMode, *, keep_texts: bool = False
+    ) -> None:
+        """`keep_texts`: keep `body_texts` for records made from the timeline later (a
+        test's); a long-lived player (the proxy's) hands each text on with its answer."""
         self.path = path
         self.meta = meta
         self.mode = mode
@@ -93,6 +97,7 @@ class TrafficPlayer:
         """Every request that found no answer, in order."""
         self.timeline: list[Interaction | Miss] = []
         """Every request in the order sent: the interaction that answered it, or its Miss."""
+        self._keep_texts = keep_texts
         self.body_texts: dict[int, str] = {}
         """The recorded request body's sorted JSON of timeline entries whose matching took it
         (by position), so their records' digests need no second serialization."""
@@ -113,7 +118,7 @@ class TrafficPlayer:
                 self._played[found.index] = True
                 interaction = self._recorded[found.index]
                 self.exchanges.append(interaction)
-                if found.body_text is not None:
+                if self._keep_texts and found.body_text is not None:
                     self.body_texts[len(self.timeline)] = found.body_text
                 self.timeline.append(interaction)
                 return Replayed(interaction, found.index, found.body_text)
