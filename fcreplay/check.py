@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fcreplay.collector as collector
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.runner import ReplayOptions, RunResult, replay
 from fcreplay.golden.diff import GoldenDiff, diff_run
@@ -145,14 +146,24 @@ def run_check(
     replayed and the cache written afresh; None: no cache at all. With `shard`, only
     that shard's units (the goldens compared are theirs).
     """
+    with collector.paused():
+        return _check(suite, tuple(fail_on), progress, processes, cache, shard)
+
+
+def _check(
+    suite: Suite,
+    fail_on: tuple[str, ...],
+    progress: Progress | None,
+    processes: int | None,
+    cache: bool | None,
+    shard: Shard | None,
+) -> CheckResult:
     if cache is not None:
         from fcreplay.cache.checking import cached_check
 
         parts = cached_check(suite, read=cache, processes=processes, progress=progress, shard=shard)
         counted = Counted(parts.attempts, parts.problems, parts.unsafe, parts.reused, parts.notes)
-        return CheckResult(
-            parts.run, parts.report, parts.schema, parts.golden, tuple(fail_on), counted
-        )
+        return CheckResult(parts.run, parts.report, parts.schema, parts.golden, fail_on, counted)
     # Schema diff looks at the cassettes as the replay reads them: each file is read once.
     differ = SchemaDiffer(suite)
     options = ReplayOptions(processes=processes, observer=differ, shard=shard)
@@ -162,5 +173,5 @@ def run_check(
         report=build_report(run.records, run.run_id, prices=dict(suite.config.prices)),
         schema=differ.result(),
         golden=diff_run(run.records, suite.config.golden, run_id=run.run_id, scope=run.scope),
-        fail_on=tuple(fail_on),
+        fail_on=fail_on,
     )

@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 import click
 
+import fcreplay.collector as collector
 from fcreplay.errors import FcreplayError, InputError, SecretLeakError
 from fcreplay.version import __version__
 
@@ -69,7 +70,9 @@ def cli() -> None:
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Run the CLI and exit with 0 (clean), 1 (findings) or 2 (bad input or usage)."""
-    sys.exit(run(argv))
+    code = run(argv)
+    collector.skip_final_collection()
+    sys.exit(code)
 
 
 def run(argv: Sequence[str] | None = None) -> int:

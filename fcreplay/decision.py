@@ -21,7 +21,7 @@ Stop = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One function call requested by the model."""
 
@@ -53,7 +53,7 @@ class ToolCall:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Tokens one answer cost, normalized across providers.
 
@@ -92,7 +92,7 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Decision:
     """What the model decided in one turn, normalized across providers.
 
@@ -142,7 +142,7 @@ class Decision:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProviderError:
     """An error answer from the provider: a non-2xx body or an in-stream error event."""
 

@@ -19,7 +19,7 @@ PARTS = ("contract", "prompt", "settings", "adapter", "case", "tool results")
 """Every part, in the order causes are listed."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fingerprint:
     """Short hashes (and labels) of everything that goes into one unit's requests."""
 

@@ -26,7 +26,7 @@ StreamFraming = Literal["sse", "ndjson", "aws-eventstream"]
 per line, or AWS's binary event stream."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Message:
     """A plain text message of the conversation, in no provider's format."""
 
@@ -49,7 +49,7 @@ class WireItem:
 HistoryItem = Message | WireItem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolChoice:
     """How the request lets the model use tools."""
 
@@ -138,7 +138,7 @@ class WireResponse:
     """How long the provider took to answer, as measured when it was recorded."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """What the (fake) executor returned for one call."""
 

@@ -37,7 +37,7 @@ class RecordShapeError(ValueError):
     """A run-log line is JSON but not an attempt record; the message names the key."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Aborted:
     """The attempt got no answer for a reason of fcreplay's (no cassette, connection
     refused, no tool results to answer with), as opposed to a provider's error body."""
@@ -55,7 +55,7 @@ AttemptError = Aborted | ProviderError
 """Why an attempt ended without a decision to judge."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SentSettings:
     """The request settings of the attempt's first turn, as the log records them."""
 
@@ -82,7 +82,7 @@ class SentSettings:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExpectedOutline:
     """What the case expects, in brief: enough for metrics to choose denominators."""
 
@@ -94,7 +94,7 @@ class ExpectedOutline:
         return {"kind": self.kind, "tools": list(self.tools)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StepRecord:
     """One turn of an attempt: the request's hash, the decision and what followed it."""
 
@@ -128,7 +128,7 @@ class StepRecord:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AttemptRecord:
     """One attempt of one unit (target × variant × case): what was sent, decided and found."""
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 import fcreplay.strictjson as strictjson
-from fcreplay.atomic import write_text_atomically
+from fcreplay.atomic import write_atomically
 from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.confine import confined
 from fcreplay.errors import InputError
@@ -176,24 +176,43 @@ class RunLogWriter:
         self._guard.check(text, where=f"run log {self.path}")
         self._stream.write(text.encode())
         self._end += len(text.encode())
-        self._stream.flush()
-        if self._durable:
-            os.fsync(self._stream.fileno())
+        self._commit()
 
     def append(self, record: AttemptRecord) -> None:
         """Write one record and make it durable before returning."""
         self.append_line(record.key, record_line(record))
 
-    def append_line(self, key: AttemptKey, text: str) -> None:
-        """Write one record already serialized by `record_line`."""
+    def checked_line(self, record: AttemptRecord) -> str:
+        """The record's line once the secret guard has passed it, for `append_line`
+        with `checked` (replay workers make their records' lines themselves)."""
+        text = record_line(record)
         self._guard.check(text, where=f"run log {self.path}")
+        return text
+
+    def append_line(self, key: AttemptKey, text: str, *, checked: bool = False) -> None:
+        """Write one record already serialized by `record_line` (`checked`: and passed
+        by this writer's guard, through `checked_line`)."""
+        if not checked:
+            self._guard.check(text, where=f"run log {self.path}")
         line = text.encode()
         self._stream.write(line)
         self.spans[key] = (self._end, self._end + len(line))
         self._end += len(line)
+        self._commit()
+
+    def _commit(self) -> None:
         self._stream.flush()  # a killed process keeps what was flushed
         if self._durable:  # a crashed machine keeps only what was synced
             os.fsync(self._stream.fileno())
+
+    def append_block(self, keys: list[AttemptKey], sizes: list[int], block: bytes) -> None:
+        """Write the lines of several records at once: `block` is their lines made by
+        `checked_line`, joined, and `sizes` the length of each in bytes."""
+        self._stream.write(block)
+        for key, size in zip(keys, sizes, strict=True):
+            self.spans[key] = (self._end, self._end + size)
+            self._end += size
+        self._commit()
 
     def append_known(self, lines: Sequence[tuple[AttemptKey, int]], data: bytes) -> None:
         """Write lines of earlier run logs (check's cache keeps them) in one write: each
@@ -215,9 +234,7 @@ class RunLogWriter:
             self.spans[key] = (self._end, self._end + length)
             self._end += length
         self._stream.write(data)
-        self._stream.flush()
-        if self._durable:
-            os.fsync(self._stream.fileno())
+        self._commit()
 
     def end(self, end: RunEnd) -> None:
         """Append the run-end record (last, once), durably: a run that stops early says
@@ -242,27 +259,58 @@ def rewrite_in_order(
     spans: dict[AttemptKey, tuple[int, int]],
     order: Iterable[AttemptKey],
     end: RunEnd | None = None,
+    *,
+    durable: bool = True,
 ) -> None:
-    """Rewrite a finished run log in plan order, atomically (temp file + rename).
+    """Rewrite a finished run log in plan order, atomically (temp file + rename),
+    synced to disk when `durable` (as `RunLogWriter` syncs its records).
 
     Attempts are appended in completion order, which concurrency makes
     arbitrary; a finished log is put back in a stable order for readers and
-    diffs, its run-end record (when given) last. Lines are moved as bytes, never
-    parsed again.
+    diffs, its run-end record (when given) last. Lines are copied as byte ranges
+    from the old file to the new one, never parsed again nor held in memory.
     """
-    data = path.read_bytes()
     listed = [key for key in order if key in spans]
     planned = set(listed)
     rest = sorted(span for key, span in spans.items() if key not in planned)
-    head = min((start for start, _ in spans.values()), default=_header_bytes(data))
-    pieces = [data[:head]]  # the run header stays first
-    pieces += [data[start:end] for start, end in [spans[key] for key in listed] + rest]
     trailer = b"" if end is None else run_end_line(end).encode()
-    write_text_atomically(path, (b"".join(pieces) + trailer).decode("utf-8"))
+    with path.open("rb") as source:
+        first = source.readline()
+        header = len(first) if RUN_HEADER.encode() in first and first.endswith(b"\n") else 0
+        head = min((start for start, _ in spans.values()), default=header)
+        # The run header stays first; neighbouring lines are copied in one go.
+        ranges: list[list[int]] = [[0, head]] if head else []
+        for start, stop in [spans[key] for key in listed] + rest:
+            if ranges and ranges[-1][1] == start:
+                ranges[-1][1] = stop
+            else:
+                ranges.append([start, stop])
+
+        def write(target: BinaryIO) -> None:
+            for start, stop in ranges:
+                source.seek(start)
+                while start < stop:
+                    block = source.read(min(stop - start, _COPY_BYTES))
+                    if not block:
+                        raise InputError.at(path, None, "the run log shrank while being reordered")
+                    target.write(block)
+                    start += len(block)
+            target.write(trailer)
+
+        write_atomically(path, write, sync=durable)
+
+
+_COPY_BYTES = 1 << 20
+"""The most of the log held at once while reordering it."""
 
 
 def finish_in_order(
-    path: Path, spans: dict[AttemptKey, tuple[int, int]], order: Iterable[AttemptKey], end: RunEnd
+    path: Path,
+    spans: dict[AttemptKey, tuple[int, int]],
+    order: Iterable[AttemptKey],
+    end: RunEnd,
+    *,
+    durable: bool = True,
 ) -> None:
     """End a finished run log: `rewrite_in_order`, unless its lines are in plan order
     already (a replay check's cache wrote them so), when only the run-end is appended."""
@@ -272,9 +320,10 @@ def finish_in_order(
             if stream.tell() == listed[-1][1]:  # nothing after the last line
                 stream.write(run_end_line(end).encode())
                 stream.flush()
-                os.fsync(stream.fileno())
+                if durable:
+                    os.fsync(stream.fileno())
                 return
-    rewrite_in_order(path, spans, order, end)
+    rewrite_in_order(path, spans, order, end, durable=durable)
 
 
 def _header_bytes(data: bytes) -> int:
@@ -343,4 +392,8 @@ def newest_finished_run(runs: Path, mode: str | None = None) -> ChosenRun:
 
 def record_line(record: AttemptRecord) -> str:
     """The record as its run-log line, newline included."""
-    return json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
+    return _LINE.encode(record.to_json()) + "\n"
+
+
+_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once: `json.dumps` with options builds an encoder on every call."""

@@ -26,7 +26,7 @@ MISSING: Any = _Missing()
 """Stands for a key or item present on one side only."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Difference:
     """One place where two JSON values differ."""
 

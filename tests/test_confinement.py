@@ -211,11 +211,11 @@ def replace(a, b):
     if point == f"replace{count['replace']}":
         os.kill(os.getpid(), signal.SIGKILL)
     real_replace(a, b)
-def write(path, text):
+def write(path, *args, **kwargs):
     count["write"] += 1
     if point == f"write{count['write']}":
         os.kill(os.getpid(), signal.SIGKILL)
-    return real_write(path, text)
+    return real_write(path, *args, **kwargs)
 atomic.os.replace = replace
 atomic._write_temporary = write
 atomic.write_group_atomically(folder, {f"g{i}.json": "new" for i in range(4)})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shutil
@@ -138,10 +139,11 @@ def test_replay_after_an_adapter_change_shows_the_drift_path(
 
     def lossy(*args: Any, **kwargs: Any) -> Any:
         request = original(*args, **kwargs)
-        for tool in request.body.get("tools", []):
+        body = copy.deepcopy(request.body)  # a built body is read-only: it shares its tools
+        for tool in body.get("tools", []):
             if tool["function"]["name"] == "quote_delivery":
                 del tool["function"]["parameters"]["required"]
-        return request
+        return replace(request, body=body)
 
     monkeypatch.setattr(openai_chat, "build_request", lossy)
     assert run(["replay", "--config", str(config), *selection]) == 1

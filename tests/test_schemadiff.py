@@ -8,6 +8,8 @@ here depends on the repository's committed cassettes.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -107,13 +109,15 @@ def patch_build(
     module: Any,
     change: Callable[[dict[str, Any], RequestSettings], None],
 ) -> None:
-    """Make `module.build_request` lossy: `change` edits each body it builds."""
+    """Make `module.build_request` lossy: `change` edits a copy of each body it builds
+    (a built body shares its declarations with every other request: it is read-only)."""
     original = module.build_request
 
     def lossy(model: str, messages: Any, tools: Any, settings: RequestSettings) -> WireRequest:
         request: WireRequest = original(model, messages, tools, settings)
-        change(request.body, settings)
-        return request
+        body = copy.deepcopy(request.body)
+        change(body, settings)
+        return dataclasses.replace(request, body=body)
 
     monkeypatch.setattr(module, "build_request", lossy)
 

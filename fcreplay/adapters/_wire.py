@@ -156,7 +156,7 @@ def is_retryable(status: int) -> bool:
     return status in RETRYABLE_STATUS or status >= 500
 
 
-_DECLARED: dict[tuple[Any, ...], tuple[tuple[ToolSpec, ...], str]] = {}
+_DECLARED: dict[tuple[Any, ...], tuple[tuple[ToolSpec, ...], list[dict[str, Any]]]] = {}
 _DECLARED_LOCK = threading.Lock()
 _DECLARED_LIMIT = 1024
 
@@ -166,22 +166,25 @@ def declarations(
     strict: bool,
     build: Callable[[ToolSpec, bool], dict[str, Any]],
 ) -> list[dict[str, Any]]:
-    """The wire declarations of `tools`, built once per tool list and copied per request.
+    """The wire declarations of `tools`, built once per tool list and shared by every
+    request that declares that list.
 
     A suite sends the same tools in every request, and building them (schema
-    transforms, copies) costs far more than parsing the cached JSON text again;
-    each request still gets its own objects, so nothing is shared between bodies.
+    transforms, copies) is the dearest part of a request. Nothing writes into a
+    request body once it is built (bodies are sent, recorded, read back and
+    compared), so one read-only structure serves them all; it is a JSON copy, so
+    it shares nothing with the contract either. Sharing also lets comparisons
+    that meet the same list again skip it (`fcreplay.engine.players`).
     """
     key = (build, strict, *map(id, tools))
     with _DECLARED_LOCK:
         hit = _DECLARED.get(key)
     # The entry holds the tools, so their ids cannot be reused while it exists.
     if hit is None or any(a is not b for a, b in zip(hit[0], tools, strict=True)):
-        text = json.dumps([build(tool, strict) for tool in tools], ensure_ascii=False)
-        hit = (tuple(tools), text)
+        built = [build(tool, strict) for tool in tools]
+        hit = (tuple(tools), json.loads(json.dumps(built, ensure_ascii=False)))
         with _DECLARED_LOCK:
             if len(_DECLARED) >= _DECLARED_LIMIT:
                 _DECLARED.clear()
             _DECLARED[key] = hit
-    value: list[dict[str, Any]] = json.loads(hit[1])
-    return value
+    return hit[1]

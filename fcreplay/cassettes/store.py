@@ -24,6 +24,7 @@ Format 1 (no `shared` block, tool lists in every body) is still read.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -137,6 +138,13 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
 
 def _load_document(path: str | Path, limits: Limits) -> Any:
     raw = _read_capped(path, limits.max_cassette_bytes)
+    if raw[:1] == b"{":
+        # fcreplay's own cassettes, parsed from the bytes; anything amiss is read
+        # again below, which words the problem.
+        try:
+            return strictjson.loads(raw, max_depth=limits.max_json_depth)
+        except ValueError:
+            pass
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -159,7 +167,9 @@ def _load_document(path: str | Path, limits: Limits) -> Any:
 def _read_capped(path: str | Path, limit: int) -> bytes:
     try:
         with Path(path).open("rb") as handle:
-            raw = handle.read(limit + 1)
+            # Asking for `limit + 1` bytes would allocate that much for every file.
+            size = os.fstat(handle.fileno()).st_size
+            raw = handle.read(limit + 1 if size > limit else -1)
     except OSError as exc:
         raise InputError.at(path, None, f"cannot read cassette: {exc.strerror or exc}") from None
     if len(raw) > limit:

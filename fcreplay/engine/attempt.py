@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
@@ -30,6 +32,8 @@ from fcreplay.record import (
 )
 from fcreplay.structdiff import Difference
 from fcreplay.version import __version__
+
+_T = TypeVar("_T")
 
 
 def run_attempt(
@@ -63,25 +67,28 @@ def run_attempt(
         error = ended_by
     verdict: Verdict = "error" if error else ("fail" if judged.findings else "pass")
     settings = unit_settings(suite, unit, 0)
+    expected = unit.expectation
     return AttemptRecord(
         run_id=run_id,
         target=unit.target.name,
         adapter=adapter.NAME,
         model=unit.target.model,
-        model_reported=conversation.model_reported,
+        model_reported=_shared(conversation.model_reported),
         variant=unit.variant,
         case_id=unit.case.id,
         attempt=attempt,
         elapsed_ms=round((clock() - started) * 1000),
-        request_settings=SentSettings(
-            tool_choice=settings.tool_choice.mode,
-            forced_tool=settings.tool_choice.tool,
-            parallel_tool_calls=settings.parallel_tool_calls,
-            strict=settings.strict,
-            temperature=settings.temperature,
-            max_output_tokens=settings.max_output_tokens,
-            stream=settings.stream,
-            max_steps=conversation.max_steps,
+        request_settings=_one_of_equals(
+            SentSettings(
+                tool_choice=settings.tool_choice.mode,
+                forced_tool=settings.tool_choice.tool,
+                parallel_tool_calls=settings.parallel_tool_calls,
+                strict=settings.strict,
+                temperature=settings.temperature,
+                max_output_tokens=settings.max_output_tokens,
+                stream=settings.stream,
+                max_steps=conversation.max_steps,
+            )
         ),
         request_sha256=conversation.first_request_sha256,
         adapter_version=adapter.VERSION,
@@ -89,9 +96,9 @@ def run_attempt(
         contract_hash=suite.contract.contract_hash,
         cases_version=suite.cases_version,
         fcreplay_version=__version__,
-        expect=ExpectedOutline(unit.expectation.kind, tuple(unit.expectation.tools)),
+        expect=_one_of_equals(ExpectedOutline(expected.kind, tuple(expected.tools))),
         verdict=verdict,
-        signature=signature(judged.first) if judged.first else None,
+        signature=_one_of_equals(signature(judged.first)) if judged.first else None,
         steps=tuple(judged.steps),
         findings=tuple(judged.findings),
         transport_error=error,
@@ -144,7 +151,16 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
             StepRecord(
                 step,
                 turn.request_sha256,
-                decision,
+                # The record keeps what its run-log line holds: the raw body and the
+                # native assistant turn served the conversation, and would make every
+                # record several times larger (workers send records to the parent).
+                replace(
+                    decision,
+                    raw_response=None,
+                    assistant_turn=None,
+                    finish_reason=_shared(decision.finish_reason),
+                    model=_shared(decision.model),
+                ),
                 tuple(classify_arguments(call, contract) for call in decision.calls),
                 tuple(execution.result for execution in turn.executions),
                 latency_ms=turn.latency_ms,
@@ -184,6 +200,27 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
         judged.add(len(phase) - 1, judge_expectation(_merged(phase), expectation, contract))
     judged.first = _merged(phase) if phase else None
     return judged
+
+
+def _shared(text: str | None) -> str | None:
+    """One object for the texts most records repeat (interned)."""
+    return None if text is None else sys.intern(text)
+
+
+_EQUALS: dict[tuple[type, str], Any] = {}
+"""One object per distinct value that many records hold (settings, outlines, signatures),
+keyed by type and repr, which tell `0` from `0.0` and `True` from `1` as `==` does not."""
+
+
+def _one_of_equals(value: _T) -> _T:
+    key = (type(value), repr(value))
+    known = _EQUALS.get(key)
+    if known is None:
+        if len(_EQUALS) >= 4096:
+            _EQUALS.clear()
+        known = _EQUALS[key] = value
+    shared: _T = known
+    return shared
 
 
 def _drift(

@@ -7,7 +7,6 @@ there is no answer to give (no recording, connection refused). Nothing is raised
 
 from __future__ import annotations
 
-import marshal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -28,6 +27,7 @@ from fcreplay.neutral import (
     WireResponse,
 )
 from fcreplay.record import Aborted
+from fcreplay.strictjson import exact_json
 from fcreplay.structdiff import Difference, differences
 
 
@@ -240,27 +240,26 @@ def _latency(response: WireResponse, started: float) -> int:
 def _same_request(placed: PlacedInteraction, request: WireRequest) -> bool:
     """Whether the rebuilt request's body is the recorded one.
 
-    Nearly every replayed request matches, so the common case must be cheap:
-    marshal is C speed and exact (it tells `true` from `1`, unlike `==`), and an
-    adapter builds keys in a fixed order, so equal bodies give equal bytes. Any
-    other case (keys reordered, `1.0` for `1`) gets the canonical comparison.
+    Nearly every replayed request matches, so the common case must be cheap: both
+    bodies as exact JSON bytes (C speed, and exact: it tells `true` from `1` and
+    `1.0` from `1`, unlike `==`), equal because an adapter builds keys in a fixed
+    order. Any other case (keys reordered, `1.0` for `1`) gets the canonical
+    comparison.
     """
     recorded = placed.interaction.request.body
-    exact = _exact(recorded)
-    if exact is not None and exact == _exact(request.body):
+    if _exactly_equal(recorded, request.body):
         if placed.request_sha256 is not None:
             request.assume_sha256(placed.request_sha256)
         return True
     return same_value(recorded, request.body)
 
 
-def _exact(value: Any) -> bytes | None:
-    # Version 0 writes values only: later versions also record which strings are
-    # interned or shared, which differs between a loaded and a built body.
-    try:
-        return marshal.dumps(value, 0)
-    except ValueError:  # not plain data (an odd cassette): let same_value decide
-        return None
+def _exactly_equal(left: Any, right: Any) -> bool:
+    one = exact_json(left)
+    if one is None or one != exact_json(right):
+        return False
+    # Equal bytes are equal values, unless a non-finite float was written as null.
+    return b"null" not in one or left == right
 
 
 def _path_and_query(uri: str) -> str:

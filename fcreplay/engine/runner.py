@@ -6,7 +6,6 @@ from, what is kept, how durable the log is) is decided once, by the run's source
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -14,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+import fcreplay.collector as collector
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.atomic import sweep
@@ -21,7 +21,6 @@ from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.engine.fingerprint import check_resumable, run_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
 from fcreplay.engine.players import Transport
-from fcreplay.engine.pools import run_in_processes, run_in_threads
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource, Source
 from fcreplay.engine.unitrun import UnitRun
@@ -32,7 +31,6 @@ from fcreplay.runlog import (
     finish_in_order,
     new_run_id,
     read_run_log,
-    record_line,
     run_log_path,
 )
 from fcreplay.runmarks import RunEnd, RunHeader, RunScope
@@ -148,17 +146,18 @@ def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = 
     reuse = options.reuse
     running = len(units) if reuse is None else sum(not reuse.covers(u) for u in units)
     processes = _processes(options.processes, running)
-    return _run(
-        suite,
-        options,
-        units,
-        _adapters(units),
-        source,
-        progress,
-        processes=processes,
-        mode="replay",
-        reuse=reuse,
-    )
+    with collector.paused():
+        return _run(
+            suite,
+            options,
+            units,
+            _adapters(units),
+            source,
+            progress,
+            processes=processes,
+            mode="replay",
+            reuse=reuse,
+        )
 
 
 def planned_units(suite: Suite, options: RunOptions) -> list[Unit]:
@@ -277,18 +276,29 @@ def _run(
             writer.start(RunHeader(run_id, mode, fingerprint))
 
         def emit(record: AttemptRecord) -> None:
-            line = record_line(record)
+            line = writer.checked_line(record)
             with lock:
-                writer.append_line(record.key, line)
+                writer.append_line(record.key, line, checked=True)
                 records.append(record)
             progress.advance(record)
+
+        def emit_block(done: list[AttemptRecord], block: bytes, sizes: list[int]) -> None:
+            writer.append_block([record.key for record in done], sizes, block)
+            records.extend(done)
+            for record in done:
+                progress.advance(record)
 
         try:
             if reuse is not None and covered:
                 writer.append_known(*reuse.lines(run_id))
+            # The pools (multiprocessing, concurrent.futures) load only when used.
             if processes > 1:
-                run_in_processes(run, processes, emit)
+                from fcreplay.engine.pools import run_in_processes
+
+                run_in_processes(run, processes, emit_block, writer.checked_line)
             elif options.concurrency > 1:
+                from fcreplay.engine.pools import run_in_threads
+
                 run_in_threads(run, options.concurrency, emit)
             else:
                 for unit in run.units:
@@ -316,7 +326,7 @@ def _run(
             progress.finish()
             source.close()
     end = RunEnd(run_id, source.label, True, len(writer.spans), None, scope)
-    finish_in_order(log_path, writer.spans, order, end)
+    finish_in_order(log_path, writer.spans, order, end, durable=source.durable)
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[r.key])
     return RunResult(
@@ -339,11 +349,15 @@ def _first_line(exc: BaseException) -> str:
 def _processes(requested: int | None, units: int) -> int:
     """Worker processes for a replay: by default only when big enough to repay the
     start-up; fork is required (the workers inherit the loaded suite)."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
     if requested is not None:
-        return max(1, min(requested, units))
-    return max(1, min(len(os.sched_getaffinity(0)), units // _UNITS_PER_PROCESS))
+        wanted = max(1, min(requested, units))
+    else:
+        wanted = max(1, min(len(os.sched_getaffinity(0)), units // _UNITS_PER_PROCESS))
+    if wanted == 1:
+        return 1  # a small suite never loads multiprocessing at all
+    import multiprocessing
+
+    return wanted if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
 _UNITS_PER_PROCESS = 100

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fcreplay.adapters.protocol import ClientAdapter
@@ -38,6 +38,8 @@ class UnitRun:
     """Where a unit's closing remark goes (a cassette kept, for instance)."""
     on_retry: Callable[[str], None] | None = None
     """Told of every retry while recording (replay never waits, so never says)."""
+    _resolved: dict[Path, Path] = field(default_factory=dict)
+    """The cassette folders resolved so far (`confine.confined`)."""
 
     def run_unit(self, unit: Unit, emit: Emit) -> None:
         """Run the attempts of one unit not already done, emitting each record."""
@@ -47,13 +49,16 @@ class UnitRun:
         meta = CassetteMeta(
             unit.target.name, adapter.NAME, unit.variant, unit.case.id, recorded_with=fingerprint
         )
-        path = confined(unit.cassette_path(self.cassettes), self.cassettes)
+        path = confined(unit.cassette_path(self.cassettes), self.cassettes, self._resolved)
         cassette = (
             UnitCassette.load(path, meta, self.suite.config.limits, staged=self.resuming)
             if self.reads_disk
             else UnitCassette(path, meta)
         )
         on_disk = cassette.cassette.meta if cassette.cassette is not None else None
+        recorded_with = None if on_disk is None else on_disk.recorded_with
+        if recorded_with == fingerprint:
+            recorded_with = fingerprint  # one object for both: records are many
         finished = [
             n
             for n in range(1, repetitions + 1)
@@ -74,7 +79,7 @@ class UnitRun:
                 run_id=self.run_id,
                 max_retries=self.suite.config.max_retries,
                 fingerprint=fingerprint,
-                recorded_with=None if on_disk is None else on_disk.recorded_with,
+                recorded_with=recorded_with,
                 cassette=str(path),
                 on_retry=self.on_retry,
             )

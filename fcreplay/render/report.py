@@ -23,7 +23,6 @@ from fcreplay.record import AttemptRecord
 from fcreplay.render.markdown import table
 from fcreplay.render.report_errors import error_markdown, error_text
 from fcreplay.render.report_figures import HEADERS, notes, rate
-from fcreplay.render.report_html import render_html
 from fcreplay.render.report_operation import operation_markdown, operation_text
 
 REPORT_FORMAT = 1
@@ -238,6 +237,8 @@ def render(
         return render_csv(records)
     report = build_report(records, by_tag=True, prices=prices)
     if fmt == "html":
+        from fcreplay.render.report_html import render_html  # HTML only when asked for
+
         return render_html(report, records, golden)
     if fmt == "text":
         tail = ["", *operation_text(report), "", *error_text(records)]
