@@ -22,28 +22,21 @@ import random
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import domain
+from sim_record import record
 
 import fcreplay
-from fcreplay.adapters.protocol import ReadBackAdapter
 from fcreplay.adapters.registry import BUILT_IN, get_adapter
-from fcreplay.cassettes.sse import parse_sse
 from fcreplay.cassettes.store import FORMAT as CASSETTE_FORMAT
-from fcreplay.engine import runner
-from fcreplay.engine.progress import Progress
 from fcreplay.golden.store import GOLDEN_FORMAT
-from fcreplay.inputs.suite import load_suite
-from fcreplay.neutral import RoundTrip, WireRequest, WireResponse
-from fcreplay.simulator.server import Reply, Simulator, base_urls, parse_script
+from fcreplay.simulator.server import base_urls
 from fcreplay.version import __version__
 
 GENERATOR_VERSION = "1"
@@ -55,8 +48,6 @@ REPETITIONS = 2
 VARIANTS = domain.VARIANTS
 SIMULATOR_URL = "http://127.0.0.1:8765"
 """Base URL the suite's targets name; recording in-process never opens it."""
-FIXED_DATE = "Sun, 01 Nov 2026 12:00:00 GMT"
-"""The `date` header the simulator's HTTP server would add, fixed so output is stable."""
 RECORD_CONCURRENCY = 8
 """Units recorded at once while generating (cassette writes wait on fsync)."""
 
@@ -265,6 +256,8 @@ def config_toml(
         "# description_changed (documented). A suite with a strict target has to allow them.",
         'schema_diff_allow = ["semantic_change", "description_changed"]',
     ]
+    if inputs is not None:  # the inputs of a cached suite, read from a scratch folder
+        lines.append("allow_outside_project = true")
     for target in TARGETS:
         lines += [
             "",
@@ -302,91 +295,6 @@ def write_suite(folder: Path, size: int, seed: int) -> tuple[int, int, dict[str,
     _dump(folder / "simulator.json", script)
     (folder / "fcreplay.toml").write_text(config_toml(size, seed), encoding="utf-8")
     return len(cases), planned, script
-
-
-# --- recording in-process -----------------------------------------------------------------
-
-
-class SimulatorTransport:
-    """Answers one target's requests with `Simulator.handle`, no sockets involved.
-
-    One Simulator per (case, tool choice, first declared tool) keeps each lookup
-    constant-time (the simulator finds cases by a linear scan) and makes recording
-    deterministic under concurrency: every variant of a case counts its own
-    repetitions, and injected faults live only in the automatic variant.
-    """
-
-    def __init__(self, base_url: str, adapter: ReadBackAdapter, script: dict[str, Any]) -> None:
-        self._base_url = base_url.rstrip("/")
-        self._adapter = adapter
-        self._cases: dict[str, Any] = script["cases"]
-        self._by_user = {case["user"].strip(): case_id for case_id, case in self._cases.items()}
-        self._auto_first = domain.TOOLS[0].name
-        self._simulators: dict[tuple[str, str, tuple[str, ...]], Simulator] = {}
-        self._lock = threading.Lock()
-
-    def _simulator(self, user: str, mode: str, first: tuple[str, ...]) -> Simulator:
-        key = (user, mode, first)
-        with self._lock:
-            simulator = self._simulators.get(key)
-            if simulator is None:
-                case_id = self._by_user.get(user)
-                cases = {}
-                if case_id is not None:
-                    case = dict(self._cases[case_id])
-                    if mode not in ("auto", "required") or first != (self._auto_first,):
-                        case.pop("faults", None)
-                    cases[case_id] = case
-                simulator = Simulator(parse_script({"cases": cases}))
-                self._simulators[key] = simulator
-        return simulator
-
-    def send(self, request: WireRequest) -> RoundTrip:
-        url = self._base_url + request.path
-        parts = urlsplit(url)
-        path = parts.path + (f"?{parts.query}" if parts.query else "")
-        view = self._adapter.read_request(request.body, request.path)
-        simulator = self._simulator(
-            (view.last_user_text or "").strip(), view.tool_choice.mode, view.tool_names[:1]
-        )
-        body = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
-        reply = simulator.handle(request.method, path, body, request.headers)
-        return RoundTrip(request.method, url, dict(request.headers), request.body, _wire(reply))
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-def _wire(reply: Reply) -> WireResponse:
-    """What `fcreplay.transport.HttpTransport` reads from the simulator's HTTP answer."""
-    headers = {"server": "fcreplay-simulator", "date": FIXED_DATE, **reply.headers}
-    raw = b"".join(reply.chunks) if reply.chunks is not None else reply.body
-    text = raw.decode("utf-8", errors="replace")
-    if (
-        headers.get("content-type", "").startswith("text/event-stream")
-        and 200 <= reply.status < 300
-    ):
-        return WireResponse(reply.status, headers, None, tuple(parse_sse(text)))
-    try:
-        parsed: Any = json.loads(text)
-    except ValueError:
-        parsed = text
-    return WireResponse(reply.status, headers, parsed)
-
-
-def record(folder: Path, script: dict[str, Any], *, concurrency: int) -> str:
-    """Record every unit of the suite in `folder` through the real runner; return the run id."""
-    suite = load_suite(folder / "fcreplay.toml")
-    transports = {
-        target.name: SimulatorTransport(target.base_url or "", get_adapter(target.adapter), script)
-        for target in suite.config.targets
-    }
-    result = runner.record(
-        suite,
-        runner.RecordOptions(transports=transports, concurrency=concurrency),
-        progress=Progress(0, label="record "),
-    )
-    return result.run_id
 
 
 def cassette_stats(cassettes: Path) -> dict[str, int]:

@@ -1,8 +1,10 @@
 """Run one command; print its wall time, peak RSS and CPU time as JSON (from `os.wait4`).
 
-    python benchmarks/measure.py [--tree] OUTPUT_FILE CWD COMMAND [ARG ...]
+    python benchmarks/measure.py [--tree] [--stderr FILE] OUTPUT_FILE CWD COMMAND [ARG ...]
 
-The command's stdout and stderr go to OUTPUT_FILE; one JSON line goes to stdout.
+The command's stdout and stderr go to OUTPUT_FILE (stderr to FILE with `--stderr`,
+so the output can be compared without the progress lines); one JSON line goes to
+stdout.
 
 Why a launcher: Linux keeps a process's peak RSS across fork and exec (a child
 forked or vforked from a large process reports the parent's peak, even after
@@ -84,11 +86,19 @@ def main(argv: list[str]) -> int:
     tree = argv[:1] == ["--tree"]
     if tree:
         argv = argv[1:]
+    errors = None
+    if argv[:1] == ["--stderr"]:
+        errors, argv = argv[1], argv[2:]
     output, cwd, command = argv[0], argv[1], argv[2:]
     sampler: TreeSampler | None = None
-    with open(output, "wb") as sink:
+    with open(output, "wb") as sink, open(errors or os.devnull, "wb") as error_sink:
         started = time.perf_counter()
-        process = subprocess.Popen(command, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            stdout=sink,
+            stderr=subprocess.STDOUT if errors is None else error_sink,
+        )
         if tree:
             sampler = TreeSampler(process.pid)
             sampler.start()
