@@ -67,7 +67,7 @@ class SimulatorTransport:
             (view.last_user_text or "").strip(), view.tool_choice.mode, view.tool_names[:1]
         )
         body = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
-        reply = simulator.handle(request.method, path, body)
+        reply = simulator.handle(request.method, path, body, request.headers)
         return RoundTrip(request.method, url, dict(request.headers), request.body, _wire(reply))
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from fcreplay.api import load_suite as load_suite
     from fcreplay.api import record_suite as record_suite
     from fcreplay.api import replay_suite as replay_suite
+    from fcreplay.api import run_diff as run_diff
     from fcreplay.api import run_records as run_records
     from fcreplay.api import schema_diff as schema_diff
     from fcreplay.canonical import canonical_json as canonical_json
@@ -64,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "load_suite": "api",
     "record_suite": "api",
     "replay_suite": "api",
+    "run_diff": "api",
     "run_records": "api",
     "schema_diff": "api",
     "CheckResult": "check",

@@ -7,6 +7,7 @@
     if not result.ok:
         print(result.summary())
     diff = fcreplay.golden_diff(result.run)        # GoldenDiff, as `fcreplay golden diff`
+    diff = fcreplay.run_diff(old_run, result.run)  # the same classes between two runs
     fcreplay.golden_update(result.run, suite, reason="accepted the new model")
 
 (`check_suite`, `record_suite`, `replay_suite`: `fcreplay.check` and `fcreplay.record`
@@ -22,13 +23,16 @@ from pathlib import Path
 from fcreplay.check import DEFAULT_FAIL_ON, CheckResult, run_check
 from fcreplay.engine import runner
 from fcreplay.engine.runner import RecordMode, RunResult
+from fcreplay.golden.compare import RunSide
 from fcreplay.golden.diff import GoldenDiff, diff_run
-from fcreplay.golden.store import UpdateResult, update_golden
+from fcreplay.golden.rundiff import diff_runs, run_side
+from fcreplay.golden.update import UpdateResult, update_golden
 from fcreplay.inputs.config import SuiteConfig
 from fcreplay.inputs.suite import Suite
 from fcreplay.inputs.suite import load_suite as _load_suite
 from fcreplay.record import AttemptRecord
-from fcreplay.runlog import read_run_log
+from fcreplay.runlog import read_run_end, read_run_log
+from fcreplay.runmarks import RunScope
 from fcreplay.schemadiff.differ import SchemaDiffResult
 from fcreplay.schemadiff.differ import schema_diff as _schema_diff
 
@@ -111,6 +115,30 @@ def golden_diff(run: Run, golden: Suite | Path | str) -> GoldenDiff:
     """A run against the golden baselines (`fcreplay golden diff`); `golden` is the suite
     (its golden folder) or the folder itself."""
     return diff_run(run_records(run), _golden_dir(golden))
+
+
+def run_diff(before: Run, after: Run, *, pairs: Sequence[tuple[str, str]] = ()) -> GoldenDiff:
+    """Run `after` against the entries of run `before` (`fcreplay diff`): the golden diff's
+    classes, by decisions only; `pairs` compares (target of before, target of after)."""
+    (records_a, side_a, _), (records_b, side_b, scope) = (
+        _run_side(name, run) for name, run in (("A", before), ("B", after))
+    )
+    return diff_runs(records_a, records_b, sides=(side_a, side_b), pairs=pairs, scope=scope)
+
+
+def _run_side(name: str, run: Run) -> tuple[tuple[AttemptRecord, ...], RunSide, RunScope | None]:
+    scope: RunScope | None
+    if isinstance(run, RunResult):
+        end = read_run_end(run.log_path) if run.log_path.is_file() else None
+        path, records, scope = run.log_path, run.records, run.scope
+    elif isinstance(run, str | Path):
+        contents = read_run_log(Path(run))
+        path, records, end = Path(run), contents.records, contents.end
+        scope = end.scope if end is not None else None
+    else:
+        records, end, scope = tuple(run), None, None
+        path = Path(records[0].run_id if records else "records")
+    return records, run_side(name, str(path), path, records, end), scope
 
 
 def golden_update(

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import BinaryIO
 
 JOURNAL = ".fcreplay-commit.json"
 """The commit record of a group write, in the group's folder."""
@@ -27,14 +28,25 @@ def write_text_atomically(path: str | Path, text: str) -> None:
     gets the permissions a plain `open()` would give it (the temporary file is
     created private).
     """
+    write_atomically(path, _text_writer(text))
+
+
+def write_atomically(
+    path: str | Path, write: Callable[[BinaryIO], object], *, sync: bool = True
+) -> None:
+    """`write_text_atomically` for a writer that streams its bytes into the file: what
+    `write` writes into the handle it is given becomes the file's content. Without
+    `sync` the file is still replaced whole, but a machine crash may lose it (for
+    what is cheap to make again)."""
     path = Path(path)
-    temporary = _write_temporary(path, text)
+    temporary = _write_temporary(path, write, sync=sync)
     try:
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    _sync_folder(path.parent)
+    if sync:
+        _sync_folder(path.parent)
 
 
 def write_group_atomically(folder: Path, files: Mapping[str, str]) -> None:
@@ -44,7 +56,7 @@ def write_group_atomically(folder: Path, files: Mapping[str, str]) -> None:
     written: dict[str, Path] = {}
     try:
         for name, text in files.items():
-            written[name] = _write_temporary(folder / name, text)
+            written[name] = _write_temporary(folder / name, _text_writer(text))
         # The temp file sits beside its target, so its path is the target's folder and name.
         journal = [
             [(Path(name).parent / temporary.name).as_posix(), name]
@@ -92,17 +104,22 @@ def sweep(folder: Path) -> list[Path]:
     return removed
 
 
-def _write_temporary(path: Path, text: str) -> Path:
+def _text_writer(text: str) -> Callable[[BinaryIO], object]:
+    return lambda handle: handle.write(text.encode("utf-8"))
+
+
+def _write_temporary(path: Path, write: Callable[[BinaryIO], object], *, sync: bool = True) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
     )
     try:
         os.fchmod(descriptor, 0o666 & ~_UMASK)
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(descriptor, "wb") as handle:
+            write(handle)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -13,6 +13,9 @@ def normalize(value: Any) -> Any:
     JSON has a single number type, so `2.0` and `2` are the same value, while
     `2.5` and `"2.5"`, or `true` and `1`, stay different.
     """
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value  # most values, answered first
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
@@ -22,15 +25,16 @@ def normalize(value: Any) -> Any:
     return value
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+_SORTED = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""Made once: `json.dumps` with options builds an encoder on every call."""
+
+
 def canonical_json(value: Any) -> str:
     """Serialize `value` so that equal JSON values give equal strings."""
-    return json.dumps(
-        normalize(value),
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    )
+    return _CANONICAL.encode(normalize(value))
 
 
 def canonical_hash(value: Any) -> str:
@@ -55,4 +59,4 @@ def same_value(left: Any, right: Any) -> bool:
 def sorted_json(value: Any) -> str:
     """Compact JSON with sorted keys, at C speed; unlike `canonical_json` it keeps
     `1.0` and `1` apart, so equal texts mean equal values but not the reverse."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _SORTED.encode(value)

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import fcreplay.collector as collector
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.runner import ReplayOptions, RunResult, replay
 from fcreplay.golden.diff import GoldenDiff, diff_run
 from fcreplay.inputs.suite import Suite
+from fcreplay.record import AttemptRecord
 from fcreplay.render.report import build_report
 from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
+from fcreplay.shards import Shard
 from fcreplay.verdict import failures, verdict
 
 REASONS = {
+    "stale": "a golden entry whose recording no longer matches what the suite sends",
     "regression": "a golden entry that passed now fails",
     "drift": "request drift or a missing cassette",
     "schema": "a blocking schema-diff entry",
@@ -26,7 +31,9 @@ REASONS = {
 }
 """Every reason `--fail-on` accepts, and what it counts."""
 
-DEFAULT_FAIL_ON = ("regression", "drift", "schema", "missing", "new")
+DEFAULT_FAIL_ON = ("stale", "regression", "drift", "schema", "missing", "new")
+"""Stale fails by default: a recording that no longer matches tests nothing of today's
+code, so a green check would claim what it did not check."""
 
 
 def parse_fail_on(text: str) -> tuple[str, ...]:
@@ -39,6 +46,18 @@ def parse_fail_on(text: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class Counted:
+    """What a cached check knows of its records without holding them all."""
+
+    attempts: int
+    problems: tuple[AttemptRecord, ...]
+    unsafe: int
+    reused: int
+    """Units whose records came from the cache."""
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CheckResult:
     """Everything the check found, and whether it passes under `fail_on`."""
 
@@ -47,19 +66,40 @@ class CheckResult:
     schema: SchemaDiffResult
     golden: GoldenDiff
     fail_on: tuple[str, ...]
+    counted: Counted | None = None
+    """Set by a cached check: `run.records` then holds only the attempts replayed now."""
+
+    @property
+    def attempts(self) -> int:
+        """Attempts in the run (replayed now or taken from the cache)."""
+        return self.counted.attempts if self.counted else len(self.run.records)
+
+    @property
+    def problems(self) -> Sequence[AttemptRecord]:
+        """Attempts that could not be replayed faithfully: drift or a missing recording."""
+        return self.counted.problems if self.counted else self.run.problems
+
+    @property
+    def log_path(self) -> Path:
+        """The run log."""
+        return self.run.log_path
 
     def counts(self) -> dict[str, int]:
         """How many of each reason the run shows, whether or not it fails on it."""
         golden = self.golden.counts()
+        unsafe = (
+            self.counted.unsafe
+            if self.counted
+            else sum(any(f.code == "unsafe_call" for f in r.findings) for r in self.run.records)
+        )
         return {
+            "stale": golden["stale"],
             "regression": golden["regression"],
-            "drift": len(self.run.problems),
+            "drift": len(self.problems),
             "schema": len(self.schema.blocking),
             "missing": golden["missing"],
             "new": golden["new"],
-            "unsafe": sum(
-                any(f.code == "unsafe_call" for f in r.findings) for r in self.run.records
-            ),
+            "unsafe": unsafe,
             "flaky": golden["flaky"],
             "changed": golden["changed"],
         }
@@ -74,12 +114,17 @@ class CheckResult:
         """Whether the check passes."""
         return not self.failures
 
+    def headline(self) -> str | None:
+        """The first line when recordings are stale: how many, why, and the command."""
+        staleness = self.golden.staleness
+        return staleness.headline() if staleness else None
+
     def summary(self) -> str:
         """The one closing line: verdict, what failed, what was seen, what to run next."""
         opening = verdict(self.failures)
         counts = self.counts()
         return (
-            f"{opening}: {len(self.run.records)} attempts replayed, {counts['drift']} drift, "
+            f"{opening}: {self.attempts} attempts replayed, {counts['drift']} drift, "
             f"{counts['schema']} blocking schema differences, golden {self.golden.summary()}; "
             "run `fcreplay golden diff --format markdown` for details"
         )
@@ -91,15 +136,42 @@ def run_check(
     fail_on: Sequence[str] = DEFAULT_FAIL_ON,
     progress: Progress | None = None,
     processes: int | None = None,
+    cache: bool | None = None,
+    shard: Shard | None = None,
 ) -> CheckResult:
-    """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`."""
+    """Replay every unit (writing a run log), diff schemas and goldens, apply `fail_on`.
+
+    With `cache` (the command line's default), units unchanged since a check that
+    wrote the suite's cache are not replayed (`fcreplay.cache`); False: every unit is
+    replayed and the cache written afresh; None: no cache at all. With `shard`, only
+    that shard's units (the goldens compared are theirs).
+    """
+    with collector.paused():
+        return _check(suite, tuple(fail_on), progress, processes, cache, shard)
+
+
+def _check(
+    suite: Suite,
+    fail_on: tuple[str, ...],
+    progress: Progress | None,
+    processes: int | None,
+    cache: bool | None,
+    shard: Shard | None,
+) -> CheckResult:
+    if cache is not None:
+        from fcreplay.cache.checking import cached_check
+
+        parts = cached_check(suite, read=cache, processes=processes, progress=progress, shard=shard)
+        counted = Counted(parts.attempts, parts.problems, parts.unsafe, parts.reused, parts.notes)
+        return CheckResult(parts.run, parts.report, parts.schema, parts.golden, fail_on, counted)
     # Schema diff looks at the cassettes as the replay reads them: each file is read once.
     differ = SchemaDiffer(suite)
-    run = replay(suite, ReplayOptions(processes=processes, observer=differ), progress=progress)
+    options = ReplayOptions(processes=processes, observer=differ, shard=shard)
+    run = replay(suite, options, progress=progress)
     return CheckResult(
         run=run,
-        report=build_report(run.records, run.run_id),
+        report=build_report(run.records, run.run_id, prices=dict(suite.config.prices)),
         schema=differ.result(),
-        golden=diff_run(run.records, suite.config.golden, run_id=run.run_id),
-        fail_on=tuple(fail_on),
+        golden=diff_run(run.records, suite.config.golden, run_id=run.run_id, scope=run.scope),
+        fail_on=fail_on,
     )

@@ -13,17 +13,20 @@ from typing import Any, NoReturn
 
 import click
 
+import fcreplay.collector as collector
 from fcreplay.errors import FcreplayError, InputError, SecretLeakError
 from fcreplay.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("fcreplay.commands.check", "CI check: replay, schema diff, golden diff."),
     "contract": ("fcreplay.commands.contract", "Import a contract from another tool format."),
+    "diff": ("fcreplay.commands.diff", "Compare the decisions of two runs (models, prompts)."),
     "golden": ("fcreplay.commands.golden", "Compare a run with the goldens, or update them."),
     "import": ("fcreplay.commands.import_", "Write a suite from a public benchmark (BFCL)."),
     "init": ("fcreplay.commands.init", "Write a small working suite to start from."),
     "inspect": ("fcreplay.commands.inspect", "Show the normalized decisions in any cassette."),
     "lint": ("fcreplay.commands.lint", "Check the contract, cases and tool results."),
+    "merge": ("fcreplay.commands.merge", "Merge the run logs of a sharded check into one."),
     "proxy": ("fcreplay.commands.proxy", "Record and replay any client's traffic on loopback."),
     "record": ("fcreplay.commands.record", "Run the suite live and record cassettes."),
     "report": ("fcreplay.commands.report", "Metrics and error table of a run log."),
@@ -67,7 +70,9 @@ def cli() -> None:
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Run the CLI and exit with 0 (clean), 1 (findings) or 2 (bad input or usage)."""
-    sys.exit(run(argv))
+    code = run(argv)
+    collector.skip_final_collection()
+    sys.exit(code)
 
 
 def run(argv: Sequence[str] | None = None) -> int:

@@ -21,7 +21,7 @@ Stop = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One function call requested by the model."""
 
@@ -53,7 +53,46 @@ class ToolCall:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens one answer cost, normalized across providers.
+
+    `input_tokens` counts every input token, cached ones included (Anthropic reports
+    cache reads and writes apart; they are added here); `output_tokens` every output
+    token, reasoning included (Gemini reports thoughts apart; they are added here).
+    `cached_tokens` and `reasoning_tokens` are the parts of those. None: not reported.
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+    def to_json(self) -> dict[str, int | None]:
+        """The usage as written in run logs."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cached_tokens": self.cached_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Usage | None:
+        """Read a usage block; None for anything else."""
+        if not isinstance(data, dict):
+            return None
+        return cls(*(_count(data.get(key)) for key in _USAGE_KEYS))
+
+
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True, slots=True)
 class Decision:
     """What the model decided in one turn, normalized across providers.
 
@@ -74,16 +113,21 @@ class Decision:
     """The provider-native assistant turn, re-sent verbatim with the tool results."""
     model: str | None = field(default=None, compare=False)
     """The model id as the provider reported it."""
+    usage: Usage | None = field(default=None, compare=False)
+    """What the answer cost in tokens, when the provider said."""
 
     def to_json(self) -> dict[str, Any]:
-        """Return the normalized fields as a JSON-ready dict."""
-        return {
+        """Return the normalized fields as a JSON-ready dict (usage only when known)."""
+        data: dict[str, Any] = {
             "kind": self.kind,
             "text": self.text,
             "finish_reason": self.finish_reason,
             "stop": self.stop,
             "calls": [call.to_json() for call in self.calls],
         }
+        if self.usage is not None:
+            data["usage"] = self.usage.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Decision:
@@ -94,10 +138,11 @@ class Decision:
             calls=tuple(ToolCall.from_json(call) for call in data.get("calls", [])),
             finish_reason=data.get("finish_reason"),
             stop=data.get("stop", "end"),
+            usage=Usage.from_json(data.get("usage")),
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProviderError:
     """An error answer from the provider: a non-2xx body or an in-stream error event."""
 

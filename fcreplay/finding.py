@@ -34,7 +34,7 @@ FindingCode = Literal[
 FINDING_CODES: tuple[FindingCode, ...] = FindingCode.__args__  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One failure of a decision against the contract or the case's expectation."""
 

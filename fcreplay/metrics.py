@@ -224,6 +224,18 @@ class Tally:
         self.tool_errors += seen.recovered is not None
         self.recovered += bool(seen.recovered)
 
+    def merge(self, other: Tally) -> None:
+        """Add `other`'s counts: the same target × variant over later records."""
+        self.adapter = self.adapter or other.adapter
+        self.model = self.model or other.model
+        self.models_reported |= other.models_reported
+        self.cases |= other.cases
+        for case_id, signatures in other.signatures.items():
+            self.signatures.setdefault(case_id, []).extend(signatures)
+        for name, value in vars(other).items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                setattr(self, name, getattr(self, name) + value)
+
     def metrics(self) -> dict[str, float | None]:
         """Each metric of METRICS, None where it has no denominator."""
         repeated = [s for s in self.signatures.values() if len(s) >= 2]

@@ -9,6 +9,16 @@ from typing import Any, Literal
 
 from fcreplay.canonical import sorted_json
 
+SIMULATED_LATENCY_HEADER = "x-fcreplay-simulated-latency-ms"
+"""Response header of fcreplay's own simulator: the latency it simulates. A recording
+takes it instead of the loopback round trip, which says nothing and would make every
+re-recording of a synthetic suite differ."""
+
+ATTEMPT_HEADER = "x-fcreplay-attempt"
+"""Request header `fcreplay record` sends: the attempt's number (nothing else). Providers
+ignore it; fcreplay's simulator answers by it, so re-recording a synthetic suite gives
+the same answers and call ids whatever the simulator served before."""
+
 Role = Literal["system", "user", "assistant"]
 ToolMode = Literal["auto", "required", "forced", "none", "no_tools"]
 StreamFraming = Literal["sse", "ndjson", "aws-eventstream"]
@@ -16,7 +26,7 @@ StreamFraming = Literal["sse", "ndjson", "aws-eventstream"]
 per line, or AWS's binary event stream."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Message:
     """A plain text message of the conversation, in no provider's format."""
 
@@ -39,7 +49,7 @@ class WireItem:
 HistoryItem = Message | WireItem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolChoice:
     """How the request lets the model use tools."""
 
@@ -124,9 +134,11 @@ class WireResponse:
     """Parsed JSON, text, bytes that are not text (binary protocols), or None for streams."""
     events: tuple[StreamEvent, ...] | None = None
     """SSE events (or the elements of Gemini's JSON-array stream); None when not a stream."""
+    latency_ms: int | None = field(default=None, compare=False)
+    """How long the provider took to answer, as measured when it was recorded."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """What the (fake) executor returned for one call."""
 

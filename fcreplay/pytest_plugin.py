@@ -40,9 +40,11 @@ _SEEN = pytest.StashKey["dict[str, set[tuple[str, str]]]"]()
 """`ran` and `known` test names, kept for every session without loading fcreplay."""
 _SUMMARY = pytest.StashKey["list[str]"]()
 _MODES = ("none", "once", "new_episodes", "all")
+_PACKAGE = __name__.partition(".")[0]
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    _keep_modules_plain(pluginmanager)
     group = parser.getgroup("fcreplay", "fcreplay: replay LLM traffic and check tool calls")
     group.addoption(
         "--fcreplay-record-mode",
@@ -58,6 +60,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("fcreplay_golden", "Folder of golden files (fcreplay).", default="golden")
     parser.addini("fcreplay_runs", "Folder of run logs (fcreplay).", default="runs")
+
+
+def _keep_modules_plain(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Leave fcreplay's own modules to Python's import system.
+
+    pytest rewrites the asserts of every package of a plugin's distribution, here all
+    of fcreplay, though its modules hold no test assertions (its checks raise
+    AssertionError with their own messages). Rewriting costs an AST parse and a compile
+    of each module imported, every session whenever the result cannot be cached
+    (PYTHONDONTWRITEBYTECODE, as CI images often set, or a read-only site-packages):
+    a quarter of a second or more. Registered at plugin load (this hook runs then),
+    before any fcreplay module but this one is imported.
+    """
+    hook = getattr(pluginmanager, "rewrite_hook", None)
+    marked = getattr(hook, "_must_rewrite", None)
+    if isinstance(marked, set) and _PACKAGE in marked:
+        marked.discard(_PACKAGE)
+        cache = getattr(hook, "_marked_for_rewrite_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -131,14 +153,19 @@ def fcreplay(request: pytest.FixtureRequest) -> Iterator[Fcreplay]:
         contract = request.config.rootpath / contract
     mode = parse_record_mode(str(request.config.getoption("fcreplay_record_mode")))
     path = test.cassette(options.get("cassette"))
-    player = TrafficPlayer(path, traffic_meta(test.target, test.name), mode)
+    player = TrafficPlayer(path, traffic_meta(test.target, test.name), mode, keep_texts=True)
     handle = Fcreplay(player, test, run_id=session.run_id, contract=contract, golden=session)
     request.node.stash[_USED] = handle
     started = time.monotonic()
     yield handle
-    if player.save():
-        session.cassettes_written += 1
-    session.append(handle.records(round((time.monotonic() - started) * 1000)))
+    try:
+        if player.save():
+            session.cassettes_written += 1
+        session.append(handle.records(round((time.monotonic() - started) * 1000)))
+    finally:
+        # The item lives as long as the session: holding the handle would keep every
+        # test's cassette in memory, for the garbage collector to walk again and again.
+        del request.node.stash[_USED]
 
 
 @pytest.hookimpl(wrapper=True)

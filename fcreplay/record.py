@@ -13,11 +13,15 @@ from typing import Any, Literal
 
 from fcreplay.decision import Decision, ProviderError, Signature
 from fcreplay.finding import Finding
+from fcreplay.fingerprint import Fingerprint
 from fcreplay.judge.repair import ArgumentClassification
 from fcreplay.names import RUN_ID, SEGMENT, is_name, is_path_name
-from fcreplay.neutral import ToolResult
+from fcreplay.neutral import Message, ToolResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""Version 2 adds the fingerprints, the cassette path, the opening messages and, per
+step, the latency and retries; version 1 lines are still read (without them)."""
+READABLE_VERSIONS = (1, 2)
 
 Verdict = Literal["pass", "fail", "error"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "fail", "error")
@@ -33,7 +37,7 @@ class RecordShapeError(ValueError):
     """A run-log line is JSON but not an attempt record; the message names the key."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Aborted:
     """The attempt got no answer for a reason of fcreplay's (no cassette, connection
     refused, no tool results to answer with), as opposed to a provider's error body."""
@@ -51,7 +55,7 @@ AttemptError = Aborted | ProviderError
 """Why an attempt ended without a decision to judge."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SentSettings:
     """The request settings of the attempt's first turn, as the log records them."""
 
@@ -78,7 +82,7 @@ class SentSettings:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExpectedOutline:
     """What the case expects, in brief: enough for metrics to choose denominators."""
 
@@ -90,7 +94,7 @@ class ExpectedOutline:
         return {"kind": self.kind, "tools": list(self.tools)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StepRecord:
     """One turn of an attempt: the request's hash, the decision and what followed it."""
 
@@ -102,10 +106,15 @@ class StepRecord:
     tool_results: tuple[ToolResult, ...] = ()
     findings: tuple[Finding, ...] = ()
     """The findings of this turn (their `step` is left unset here)."""
+    latency_ms: int | None = None
+    """Time the provider took to answer this turn, summed over its retries, as measured
+    when it was recorded (a replay reports the recorded figure); None when unknown."""
+    retries: int = 0
+    """Requests of this turn that were answered with a retryable error and sent again."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, version: int = SCHEMA_VERSION) -> dict[str, Any]:
         """The turn, keys in log order."""
-        return {
+        data = {
             "step": self.step,
             "request_sha256": self.request_sha256,
             "decision": self.decision.to_json(),
@@ -113,9 +122,13 @@ class StepRecord:
             "tool_results": [result.to_json() for result in self.tool_results],
             "findings": [finding.to_json() for finding in self.findings],
         }
+        if version >= 2:
+            data["latency_ms"] = self.latency_ms
+            data["retries"] = self.retries
+        return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AttemptRecord:
     """One attempt of one unit (target × variant × case): what was sent, decided and found."""
 
@@ -149,6 +162,14 @@ class AttemptRecord:
     (and then absent from the JSON, so suite run logs keep their bytes)."""
     tags: tuple[str, ...] = ()
     """The case's tags, for metrics per tag; written only when the case has some."""
+    fingerprint: Fingerprint | None = None
+    """What this run built the unit's requests from (None in version 1 logs)."""
+    recorded_with: Fingerprint | None = None
+    """A replay's: what the cassette was recorded from, when the cassette says."""
+    cassette: str | None = None
+    """The unit's cassette file, as the run named it."""
+    messages: tuple[Message, ...] = ()
+    """The case's opening messages, as sent after the system prompt."""
 
     @property
     def key(self) -> AttemptKey:
@@ -202,17 +223,27 @@ class AttemptRecord:
             "expect": self.expect.to_json(),
             "verdict": self.verdict,
             "signature": _signature_json(self.signature),
-            "steps": [step.to_json() for step in self.steps],
+            "steps": [step.to_json(self.schema_version) for step in self.steps],
             "findings": [finding.to_json() for finding in self.findings],
             "transport_error": None
             if self.transport_error is None
             else self.transport_error.to_json(),
         }
+        if self.schema_version >= 2:
+            data |= self._version_2_json()
         if self.test is not None:
             data["test"] = self.test
         if self.tags:
             data["tags"] = list(self.tags)
         return data
+
+    def _version_2_json(self) -> dict[str, Any]:
+        return {
+            "fingerprint": None if self.fingerprint is None else self.fingerprint.to_json(),
+            "recorded_with": None if self.recorded_with is None else self.recorded_with.to_json(),
+            "cassette": self.cassette,
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> AttemptRecord:
@@ -220,9 +251,10 @@ class AttemptRecord:
         if not isinstance(data, dict):
             raise RecordShapeError("not a JSON object")
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_VERSIONS or isinstance(version, bool):
             raise RecordShapeError(
-                f"schema_version {version!r}: this fcreplay reads version {SCHEMA_VERSION}"
+                f"schema_version {version!r}: this fcreplay reads versions "
+                f"{', '.join(map(str, READABLE_VERSIONS))}"
             )
         try:
             return cls(
@@ -252,6 +284,13 @@ class AttemptRecord:
                 ),
                 test=_optional_text(data, "test") if "test" in data else None,
                 tags=tuple(str(tag) for tag in data.get("tags", ())),
+                schema_version=version,
+                fingerprint=Fingerprint.from_json(data.get("fingerprint")),
+                recorded_with=Fingerprint.from_json(data.get("recorded_with")),
+                cassette=_optional_text(data, "cassette") if "cassette" in data else None,
+                messages=tuple(
+                    Message(m["role"], str(m["content"])) for m in data.get("messages", ())
+                ),
             )
         except RecordShapeError:
             raise
@@ -283,6 +322,8 @@ def _step(data: dict[str, Any]) -> StepRecord:
         arguments=tuple(ArgumentClassification.from_json(a) for a in data["arguments"]),
         tool_results=tuple(ToolResult.from_json(r) for r in data["tool_results"]),
         findings=tuple(Finding.from_json(f) for f in data["findings"]),
+        latency_ms=None if data.get("latency_ms") is None else _whole(data, "latency_ms"),
+        retries=_whole(data, "retries") if "retries" in data else 0,
     )
 
 

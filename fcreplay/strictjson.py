@@ -1,4 +1,4 @@
-"""JSON parsing that refuses what fcreplay cannot carry: non-finite numbers and deep nesting.
+"""Strict JSON: parsing that refuses non-finite numbers and deep nesting, exact bytes for comparing.
 
 Python's parser accepts `NaN`, `Infinity` and `1e999` (which becomes infinity), none
 of which is JSON and none of which canonical JSON can write back; and it raises
@@ -7,6 +7,13 @@ much shallower nesting already exhausts the stack of the recursive code that rea
 the value afterwards. `loads` turns each of these into a `json.JSONDecodeError` with
 the position of the offending text, so every caller that handles bad JSON handles
 them too.
+
+This is the only module that imports orjson. It parses first (several times
+faster than Python's parser on cassettes); whatever it refuses or could read
+differently is parsed again by Python's parser, which decides and words the error,
+so both give the same values and the same messages: orjson refuses NaN, infinity,
+numbers that overflow and lone surrogates, and reads integers past 64 bits as floats
+(those are read again).
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+import orjson
 
 from fcreplay.limits import DEFAULT_LIMITS
 
@@ -31,6 +40,23 @@ class JSONLimitError(json.JSONDecodeError):
 def loads(text: str | bytes, *, max_depth: int = DEFAULT_LIMITS.max_json_depth) -> Any:
     """Parse JSON text; non-finite numbers, nesting deeper than `max_depth` and numbers
     Python will not convert raise `JSONLimitError` (a `json.JSONDecodeError`)."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return _loads(text, max_depth)
+    if isinstance(text, bytes) and len(text) >= _LARGE:
+        problem = _large_problem(value, text, max_depth)
+    else:
+        problem = _parsed_problem(value, max_depth)
+    if problem is None:
+        return value
+    if problem == "deep":
+        raise _too_deep(text if isinstance(text, str) else bytes(text).decode(), max_depth)
+    return _loads(text, max_depth)  # a float that may have been a wide integer
+
+
+def _loads(text: str | bytes, max_depth: int) -> Any:
+    """`loads` with Python's parser, which words every error."""
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode("utf-8")
     try:
@@ -73,6 +99,93 @@ def check_value(value: Any, max_depth: int) -> str | None:
             elif kind is float and child - child != 0:  # infinity or NaN
                 return repr(child)
     return None
+
+
+_LARGE = 16384
+"""Bytes from which `_large_problem` is cheaper than walking the value."""
+_DIGITS = (
+    bytes(
+        0x30 if chr(byte).isdigit() else 0x61 if chr(byte).isalpha() else 0x20
+        for byte in range(128)
+    )
+    + b" " * 128
+)
+"""Every ASCII digit as `0`, every ASCII letter as `a`, any other byte as a space."""
+_WIDE_DIGITS = b"0" * 19
+"""The fewest digits an integer outside the 64-bit range is written with; a number
+follows no letter, unlike digits in a hash."""
+
+
+def _large_problem(value: Any, text: bytes, max_depth: int) -> str | None:
+    """`_parsed_problem` for a large document, with two C-speed passes instead of a walk.
+
+    An integer orjson made a float is a run of 19 digits or more in the text, after no
+    letter (any such run, even in a string, sends the text to Python's parser). Nesting shows in the
+    value written back with two-space indents: a line indented by `2 * max_depth`
+    spaces or more holds an element of a container `max_depth` deep, and without one
+    no container is deeper than `max_depth`; with one, the walk decides.
+    """
+    shapes = text.translate(_DIGITS)
+    if shapes.startswith(_WIDE_DIGITS) or b" " + _WIDE_DIGITS in shapes:
+        return "wide"
+    indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    if b"\n" + b" " * (2 * max_depth) in indented:
+        return _parsed_problem(value, max_depth)
+    return None
+
+
+_WIDE = 2.0**63
+"""orjson reads an integer outside the 64-bit range as a float, always at least this big."""
+
+
+def _parsed_problem(value: Any, max_depth: int) -> str | None:
+    """`check_value` for orjson's values, which are finite: "deep", "wide" for a float
+    as big as an integer orjson could not keep, or None. One level at a time, the
+    cheapest walk in Python (cassettes hold thousands of containers)."""
+    if type(value) is float and not -_WIDE < value < _WIDE:
+        return "wide"
+    if type(value) is not dict and type(value) is not list:
+        return None
+    level: list[Any] = [value]
+    depth = 1
+    while True:
+        below: list[Any] = []
+        push = below.append
+        for item in level:
+            for child in item.values() if type(item) is dict else item:
+                kind = type(child)
+                if kind is dict or kind is list:
+                    push(child)
+                elif kind is float and not -_WIDE < child < _WIDE:
+                    return "wide"
+        if not below:
+            return None
+        depth += 1
+        if depth > max_depth:
+            return "deep"
+        level = below
+
+
+def exact_json(value: Any) -> bytes | None:
+    """Compact JSON bytes of `value`, keys in their order, telling `true`, `1` and `1.0`
+    apart; None when `value` is not plain JSON data (a key that is not a string, an
+    integer past 64 bits, a subclass of a JSON type, a dataclass...).
+
+    Equal bytes mean equal values, except that NaN and infinity are written as `null`
+    (orjson's rule): where a value may hold one, compare with `==` as well.
+    """
+    try:
+        return orjson.dumps(value, option=_PLAIN)
+    except TypeError:
+        return None
+
+
+_PLAIN = (
+    orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+"""Anything but plain data goes to the fallback (`default` is not given, so it raises)."""
 
 
 def _too_deep(text: str, max_depth: int) -> JSONLimitError:

@@ -26,7 +26,7 @@ MISSING: Any = _Missing()
 """Stands for a key or item present on one side only."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Difference:
     """One place where two JSON values differ."""
 
@@ -36,6 +36,8 @@ class Difference:
     """The value on the left (recorded, contract, golden); MISSING when absent."""
     after: Any
     """The value on the right (now, sent, new run); MISSING when absent."""
+    label: str | None = None
+    """What the place is, in words ("system prompt", "tool order"), when known."""
 
     def to_json(self) -> dict[str, Any]:
         """The difference with MISSING written as null plus a flag."""
@@ -45,6 +47,7 @@ class Difference:
             "after": None if self.after is MISSING else self.after,
             **({"before_missing": True} if self.before is MISSING else {}),
             **({"after_missing": True} if self.after is MISSING else {}),
+            **({"label": self.label} if self.label is not None else {}),
         }
 
     @classmethod
@@ -54,6 +57,7 @@ class Difference:
             path=data["path"],
             before=MISSING if data.get("before_missing") else data.get("before"),
             after=MISSING if data.get("after_missing") else data.get("after"),
+            label=data.get("label"),
         )
 
 

@@ -207,3 +207,22 @@ def edit_argument(cassette: Path, key: str, value: Any, *, interaction: int = 0)
 def replay(suite: Path) -> RunResult:
     """Replay the suite at `suite` (writes a run log under its runs folder)."""
     return runner.replay(load_suite(suite / "fcreplay.toml"), runner.ReplayOptions())
+
+
+def baseline(suite: Path) -> None:
+    """Replay the suite at `suite` and make that run its golden baseline."""
+    from fcreplay.cli import run
+
+    config = str(suite / "fcreplay.toml")
+    run_id = replay(suite).run_id
+    assert (
+        run(["golden", "update", "--run", run_id, "--reason", "baseline", "--config", config]) == 0
+    )
+
+
+def edit_text(cassette: Path, text: str, *, interaction: int) -> None:
+    """Replace the text of one recorded OpenAI Chat answer, by hand."""
+    document = json.loads(cassette.read_text(encoding="utf-8"))
+    response = document["interactions"][interaction]["response"]["parsed_body"]
+    response["choices"][0]["message"]["content"] = text
+    cassette.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")

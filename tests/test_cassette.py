@@ -284,7 +284,7 @@ def test_written_cassette_is_readable_json_in_the_documented_layout(tmp_path: Pa
     document = json.loads(text)
     assert document["version"] == 1
     assert document["fcreplay"] == {
-        "format": 1,
+        "format": 2,
         "target": "sim-openai",
         "adapter": "openai_chat",
         "variant": "auto",

@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,7 +66,9 @@ def cassette(text: str | bytes, expected: str = "", suffix: str = "json") -> Ent
 
 
 def run_log(line: str, expected: str = "") -> Entry:
-    return Entry("runs/20260101T000000000Z-replay-aaaaaa.jsonl", line, ("report",), expected)
+    # Named: a log without its run-end is unfinished, and only a named one is read.
+    name = "runs/20260101T000000000Z-replay-aaaaaa.jsonl"
+    return Entry(name, line, ("report", name), expected)
 
 
 def golden(text: str, expected: str = "") -> Entry:
@@ -109,6 +112,20 @@ def own(label: object) -> str:
     good = json.loads((ROOT / "cassettes" / Path(*UNIT).with_suffix(".json")).read_text("utf-8"))
     good["interactions"][0]["label"] = label
     return json.dumps(good, ensure_ascii=False)
+
+
+def shared_with(change: Callable[[dict[str, object]], None]) -> str:
+    good = json.loads((ROOT / "cassettes" / Path(*UNIT).with_suffix(".json")).read_text("utf-8"))
+    change(good)
+    return json.dumps(good, ensure_ascii=False)
+
+
+def _rename_reference(document: dict[str, Any]) -> None:
+    document["interactions"][1]["request"]["parsed_body"]["tools"] = {"$fcreplay_shared": "tools-0"}
+
+
+def _widen_reference(document: dict[str, Any]) -> None:
+    document["interactions"][0]["request"]["parsed_body"]["tools"]["note"] = "x"
 
 
 GOOD_GOLDEN = json.loads((ROOT / "golden" / "sim-openai-chat.json").read_text(encoding="utf-8"))
@@ -238,7 +255,13 @@ CATALOGUE: dict[str, Entry] = {
     "cassette-no-interactions": cassette('{"version": 1}', "holds no vcrpy"),
     "cassette-interactions-object": cassette('{"interactions": {}}', "holds no vcrpy"),
     "cassette-interaction-string": cassette('{"interactions": ["x"]}', "interaction 0"),
-    "cassette-format-2": cassette('{"fcreplay": {"format": 2}, "interactions": []}', "format 2"),
+    "cassette-format-3": cassette('{"fcreplay": {"format": 3}, "interactions": []}', "format 3"),
+    "cassette-format-true": cassette('{"fcreplay": {"format": true}, "interactions": []}'),
+    "cassette-shared-unknown": cassette(shared_with(_rename_reference), "does not hold"),
+    "cassette-shared-malformed": cassette(shared_with(_widen_reference), "must be an array"),
+    "cassette-shared-list": cassette(
+        shared_with(lambda document: document.__setitem__("shared", [])), "must be an object"
+    ),
     "cassette-block-list": cassette('{"fcreplay": [], "interactions": []}', "must be an object"),
     "cassette-bad-base64": cassette(vcr(body={"base64_string": "!!"}), "base64"),
     "cassette-corrupt-gzip": cassette(
@@ -292,7 +315,7 @@ CATALOGUE: dict[str, Entry] = {
     "runlog-settings-extra": run_log(record_with(request_settings={"x": 1}) + "\n", "record"),
     "runlog-expect-string": run_log(record_with(expect="x") + "\n", "not an attempt record"),
     "runlog-findings-strings": run_log(record_with(findings=["x"]) + "\n", "not an attempt record"),
-    "runlog-schema-2": run_log(record_with(schema_version=2) + "\n", "schema_version 2"),
+    "runlog-schema-3": run_log(record_with(schema_version=3) + "\n", "schema_version 3"),
     "runlog-transport-error-list": run_log(record_with(transport_error=[1]) + "\n", "record"),
     "runlog-header-bad": run_log('{"fcreplay_run": 1, "run_id": 3}\n', "not a run header"),
     "runlog-empty": run_log("", "no attempt records"),
@@ -333,7 +356,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "resume-traversal": (("record", *SELECT, "--resume", "../x"), "not a run id"),
     "resume-unknown": (("record", *SELECT, "--resume", "20260101T000000000Z-record-zzzzzz"), ""),
     "run-unknown": (("report", "no-such-run"), "no run"),
-    "run-path-like": (("report", "../x/y"), "not a run id"),
+    "run-path-like": (("report", "../x/y"), "run log not found"),
     "config-missing": (("lint", "--config", "nope.toml"), "not found"),
     "config-directory": (("lint", "--config", "cases"), ""),
     "jobs-zero": (("replay", "--jobs", "0"), ""),
@@ -401,9 +424,13 @@ def test_a_malformed_input_exits_2_naming_its_file(
     err = capsys.readouterr().err
     assert code == 2, err
     assert "Traceback" not in err
-    first = err.splitlines()[0]
-    assert first.startswith((entry.file, str(suite / entry.file))), err
+    # A run says which run it is before it reads any cassette; the error comes next.
+    said = [line for line in err.splitlines() if not line.startswith(_RUN_START)]
+    assert said[0].startswith((entry.file, str(suite / entry.file))), err
     assert entry.expected in err, err
+
+
+_RUN_START = ("replay run ", "record run ", "resuming run ")
 
 
 @pytest.mark.parametrize("name", sorted(OPTIONS))

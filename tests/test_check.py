@@ -18,7 +18,7 @@ from fcreplay.schemadiff.result import SchemaDiffEntry, SchemaDiffResult
 from fcreplay.structdiff import MISSING
 
 from .conftest import ROOT
-from .recorded_suite import edit_argument, recorded_copy, replay
+from .recorded_suite import edit_argument, edit_text, recorded_copy, replay
 
 
 @pytest.fixture
@@ -133,11 +133,14 @@ def test_an_edited_argument_fails_check_and_the_markdown_names_it(
     )
     assert code == 1
     summary, *_ = markdown.splitlines()
-    assert summary.startswith("**fcreplay golden diff** (1 regression, 0 fix")
-    assert "### careful" in markdown
-    assert "| lookup | auto | **regression** |" in markdown
+    assert summary.startswith("**fcreplay golden diff** (1 regression; 27 unchanged)")
+    assert "### Regressions: 1 entry in 1 cases" in markdown
+    assert "| lookup | auto × careful | pass · get_order" in markdown
     assert '| `/calls/0/arguments/order_id` | `"ORD-123456"` | `"ORD-123457"` |' in markdown
-    assert "<details><summary>careful/auto/lookup: regression</summary>" in markdown
+    assert "<details><summary><b>lookup</b>: regression in 1 entry</summary>" in markdown
+    # The new finding comes with its evidence: the call's arguments and the cassette.
+    assert '  - call: `get_order {"order_id":"ORD-123457"}`' in markdown
+    assert "cassettes/careful/auto/lookup.json`" in markdown
 
 
 def test_check_prints_the_figures_the_report_recomputes_from_its_run_log(
@@ -185,7 +188,8 @@ def test_fail_on_selects_what_fails(
     code, out, _ = cli(recorded, capsys, "check", "--fail-on", "unsafe")
     assert code == 1 and "check FAILED on 4 unsafe" in out  # hasty/implicit, auto + reversed
     schema.blocking = (PATTERN_LOST,)
-    code, out, _ = cli(recorded, capsys, "check")
+    # The stand-in changes the schema diff with no input changed: past the check cache.
+    code, out, _ = cli(recorded, capsys, "check", "--no-cache")
     assert code == 1 and "check FAILED on 1 schema" in out
     assert "schema-diff: 1 blocking differences (constraint_lost)" in out
     assert "BLOCKING  hasty  cancel_order  /cancel_order/parameters/properties/order_id" in out
@@ -203,9 +207,12 @@ def test_a_missing_cassette_is_drift(
     (recorded / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
     code, out, _ = cli(recorded, capsys, "check")
     assert code == 1
-    assert "check FAILED on 1 regression, 2 drift" in out
-    assert "drift: hasty/reversed/lookup #1: no cassette" in out
-    assert "golden regression: hasty/reversed/lookup" in out  # pass, now error
+    first, *_ = out.splitlines()
+    command = "fcreplay record --target hasty --variant reversed --case lookup"
+    assert first == f"stale: 1 unit, there is no recording; re-record it with: {command}"
+    assert "check FAILED on 1 stale, 2 drift" in out
+    assert "drift: hasty/reversed/lookup (2 attempts): no cassette" in out
+    assert "golden regression" not in out  # a missing recording says nothing of the model
 
 
 def test_the_documented_ci_workflow_runs_check_and_comments_the_markdown() -> None:
@@ -220,3 +227,31 @@ def test_the_documented_ci_workflow_runs_check_and_comments_the_markdown() -> No
     assert "fcreplay golden diff --format markdown --output golden-diff.md" in commands
     assert "gh pr comment" in commands and "--body-file golden-diff.md" in commands
     assert workflow["permissions"]["pull-requests"] == "write"
+    # The capped comment points to the whole diff, which the workflow keeps.
+    assert "--full-output golden-diff-full.md" in commands
+    (upload,) = [step for step in steps if "upload-artifact" in str(step.get("uses"))]
+    assert "golden-diff-full.md" in upload["with"]["path"]
+
+
+def test_a_false_success_shows_the_models_words_and_the_cassette_in_markdown(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+    schema: StandInSchemaDiff,
+) -> None:
+    baseline(recorded, capsys)
+    cassette = recorded / "cassettes" / "careful" / "auto" / "cancel.json"
+    # The answer after the failed cancellation (attempt 1, step 1) now claims success.
+    edit_text(cassette, "Готово, заказ отменён. Что-нибудь ещё?", interaction=1)
+    code, out, _ = cli(recorded, capsys, "check")
+    assert code == 1 and "golden regression: careful/auto/cancel" in out
+    code, markdown, _ = cli(recorded, capsys, "golden", "diff", "--format", "markdown")
+    assert "| cancel | auto × careful |" in markdown
+    assert (
+        "- `false_success` at careful/auto/cancel #1 step 1: the answer claims success" in markdown
+    )
+    assert "  - model said: «Готово, заказ **отменён**. Что-нибудь ещё?»" in markdown
+    assert f"  - cassette `{cassette}`" in markdown
+    code, text, _ = cli(recorded, capsys, "golden", "diff")
+    assert "model said: «Готово, заказ отменён. Что-нибудь ещё?» — cassette " in text
+    code, junit, _ = cli(recorded, capsys, "golden", "diff", "--format", "junit")
+    assert "model said: «Готово, заказ отменён." in junit

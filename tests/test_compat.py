@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -231,10 +232,11 @@ def test_gemini_subset_sent_as_parameters_is_a_visible_transform(
 
     def subset(*args: Any, **kwargs: Any) -> Any:
         request = original(*args, **kwargs)
-        for declaration in request.body["tools"][0]["functionDeclarations"]:
+        body = copy.deepcopy(request.body)  # a built body is read-only: it shares its tools
+        for declaration in body["tools"][0]["functionDeclarations"]:
             schema = declaration.pop("parametersJsonSchema")
             declaration["parameters"] = gemini.to_openapi_subset(schema)[0]
-        return request
+        return dataclasses.replace(request, body=body)
 
     monkeypatch.setattr(gemini, "build_request", subset)
     found = issues("gemini", list(contract.tools), parallel=None)

@@ -149,7 +149,8 @@ def _record_header_only(config: Path) -> Path:
     from fcreplay.engine.plan import plan_units
     from fcreplay.engine.runner import _adapters
     from fcreplay.inputs.suite import load_suite
-    from fcreplay.runlog import RunHeader, RunLogWriter, new_run_id, run_log_path
+    from fcreplay.runlog import RunLogWriter, new_run_id, run_log_path
+    from fcreplay.runmarks import RunHeader
 
     suite = load_suite(config)
     units = plan_units(suite, targets=[ONE_CASE[1]], variants=[ONE_CASE[3]], case_ids=[ONE_CASE[5]])
@@ -210,11 +211,11 @@ def replace(a, b):
     if point == f"replace{count['replace']}":
         os.kill(os.getpid(), signal.SIGKILL)
     real_replace(a, b)
-def write(path, text):
+def write(path, *args, **kwargs):
     count["write"] += 1
     if point == f"write{count['write']}":
         os.kill(os.getpid(), signal.SIGKILL)
-    return real_write(path, text)
+    return real_write(path, *args, **kwargs)
 atomic.os.replace = replace
 atomic._write_temporary = write
 atomic.write_group_atomically(folder, {f"g{i}.json": "new" for i in range(4)})

@@ -42,7 +42,9 @@ def run_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def run_log(folder: Path) -> list[dict[str, Any]]:
     """The newest run log's records without what differs between runs (id, timing)."""
     newest = sorted((folder / "runs").glob("*.jsonl"))[-1]
-    records = [json.loads(line) for line in newest.read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in newest.read_text(encoding="utf-8").splitlines()]
+    *records, end = lines
+    assert end["run_end"]["finished"] is True  # the last line says the session finished
     for record in records:
         del record["run_id"], record["elapsed_ms"]
     return records

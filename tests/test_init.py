@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from fcreplay.cassettes.store import load_cassette
 from fcreplay.cli import run
 from fcreplay.inputs.suite import load_suite
 from fcreplay.runlog import read_run_log
@@ -57,8 +58,8 @@ def test_init_then_record_golden_update_and_check_pass_and_sloppy_regresses(
             ("auto", ["get_test_case", "create_bug"]),
             ("reversed", ["create_bug", "get_test_case"]),
         ):
-            body = json.loads((cassette / variant / "file_bug_with_steps.json").read_text())
-            sent = body["interactions"][0]["request"]["parsed_body"]["tools"]
+            recorded = load_cassette(cassette / variant / "file_bug_with_steps.json")
+            sent = recorded.interactions[0].request.body["tools"]  # type: ignore[union-attr]
             assert [tool["function"]["name"] for tool in sent] == order
 
         point_at(config, url, model="fcreplay-sim-sloppy")

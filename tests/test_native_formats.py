@@ -95,8 +95,8 @@ def test_schema_diff_reads_what_the_native_targets_sent(recorded: Path, capsys: 
 
     cassette = recorded / "cassettes" / "sim-bedrock" / "auto" / "direct_lookup.json"
     document = json.loads(cassette.read_text(encoding="utf-8"))
-    for interaction in document["interactions"]:
-        for tool in interaction["request"]["parsed_body"]["toolConfig"]["tools"]:
+    for tools in document["shared"].values():  # the `toolConfig.tools` the requests sent, once
+        for tool in tools:
             tool["toolSpec"]["inputSchema"]["json"].pop("required", None)
     cassette.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     assert run(["schema-diff", "--config", config, "--format", "json"]) == 1

@@ -207,3 +207,32 @@ def test_a_session_that_does_not_use_the_plugin_writes_nothing(pytester: pytest.
     assert "fcreplay:" not in result.stdout.str() and "fcreplay golden" not in result.stdout.str()
     help_text = pytester.runpytest("--help").stdout.str()
     assert "--fcreplay-record-mode" in help_text and "--fcreplay-update" in help_text
+
+
+LOADERS = """
+import sys
+
+# Imported with the plugin itself, before it can say anything.
+FIRST = {"fcreplay", "fcreplay.version", "fcreplay.pytest_plugin"}
+
+
+def test_loaders(fcreplay):
+    kinds = {
+        name: type(module.__loader__).__name__
+        for name, module in sys.modules.items()
+        if name.startswith("fcreplay.") and name not in FIRST
+    }
+    assert "fcreplay.traffic.player" in kinds
+    assert "AssertionRewritingHook" not in kinds.values(), kinds
+    assert type(sys.modules[__name__].__loader__).__name__ == "AssertionRewritingHook"
+"""
+
+
+def test_fcreplay_modules_are_imported_without_assertion_rewriting(
+    pytester: pytest.Pytester,
+) -> None:
+    # pytest would rewrite every module of the plugin's distribution: an AST parse and a
+    # compile per module and session whenever the result cannot be cached.
+    pytester.makepyfile(test_loaders=LOADERS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)

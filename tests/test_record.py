@@ -21,8 +21,9 @@ def replayed_lines(suite_dir: Path, cassettes: Path) -> list[str]:
     suite = load_suite(suite_dir / "fcreplay.toml")
     cases = ("direct_lookup", "lookup_not_found", "two_orders_parallel", "quote_comma_decimal")
     result = replay(suite, ReplayOptions(cassettes_dir=cassettes, case_ids=cases))
-    header, *lines = result.log_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    header, *lines, end = result.log_path.read_text(encoding="utf-8").splitlines(keepends=True)
     assert json.loads(header)["fcreplay_run"] == 1  # the run header comes first
+    assert json.loads(end)["run_end"]["finished"] is True
     return lines
 
 

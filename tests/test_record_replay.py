@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import re
 import shutil
 import signal
 import socket
@@ -137,10 +139,11 @@ def test_replay_after_an_adapter_change_shows_the_drift_path(
 
     def lossy(*args: Any, **kwargs: Any) -> Any:
         request = original(*args, **kwargs)
-        for tool in request.body.get("tools", []):
+        body = copy.deepcopy(request.body)  # a built body is read-only: it shares its tools
+        for tool in body.get("tools", []):
             if tool["function"]["name"] == "quote_delivery":
                 del tool["function"]["parameters"]["required"]
-        return request
+        return replace(request, body=body)
 
     monkeypatch.setattr(openai_chat, "build_request", lossy)
     assert run(["replay", "--config", str(config), *selection]) == 1
@@ -148,7 +151,7 @@ def test_replay_after_an_adapter_change_shows_the_drift_path(
     assert "request drift" in err
     assert "quote_delivery.json" not in err  # the cassette is named after the case
     assert "quote_complete.json interaction 0" in err
-    assert "/tools/1/function/parameters/required" in err
+    assert 'parameters of tool quote_delivery at /required: recorded ["origin"' in err
     assert 'recorded ["origin", "destination", "weight_kg", "service"], now (missing)' in err
 
 
@@ -325,3 +328,30 @@ def test_schema_diff_fed_by_the_replay_equals_the_standalone_one(
     fed, alone = differ.result(), schema_diff(suite, cassettes=cassettes)
     assert fed.requests == alone.requests == 844
     assert fed.to_json() == alone.to_json()
+
+
+def test_recording_again_from_a_simulator_that_kept_running_changes_no_byte(
+    suite_dir: Path, simulator: str
+) -> None:
+    """Answers and call ids follow the attempt, not how many requests the simulator saw."""
+    config = point_at(suite_dir, simulator)
+    selection = ["--target", "sim-openai-chat", "--target", "sim-anthropic"]
+    selection += ["--case", "lookup_not_found", "--case", "cancel_explicit"]
+    assert run(["record", "--config", str(config), *selection]) == 0
+    first = {p: p.read_bytes() for p in (suite_dir / "cassettes").rglob("*.json")}
+    assert len(first) == 2 * 2 * 4  # 2 targets × 2 cases × 4 variants
+    assert run(["record", "--config", str(config), *selection, "--concurrency", "4"]) == 0
+    again = {p: p.read_bytes() for p in (suite_dir / "cassettes").rglob("*.json")}
+    assert again == first
+    ids = {
+        call["id"]
+        for path in first
+        for interaction in json.loads(first[path])["interactions"]
+        for call in interaction["response"]
+        .get("parsed_body", {})
+        .get("choices", [{}])[0]
+        .get("message", {})
+        .get("tool_calls", None)
+        or []
+    }
+    assert ids and all(re.fullmatch(r"fcsim_r[0-2]_t\d_\d", i) for i in ids), ids

@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,7 +15,8 @@ from fcreplay.metrics import METRICS
 from fcreplay.render.report import ERROR_COLUMNS, build_report
 from fcreplay.runlog import RunLogWriter, newest_run_log, read_run_log
 
-from .recorded_suite import recorded_copy
+from . import browser
+from .recorded_suite import edit_argument, recorded_copy, replay
 from .records import make_record
 
 
@@ -150,7 +149,11 @@ def test_html_is_one_self_contained_page_with_the_matrix(
     page.close()
     tags = [tag for tag, _ in page.tags]
     assert "script" not in tags and "link" not in tags and "img" not in tags
-    assert not any("src" in attrs or "href" in attrs for _, attrs in page.tags)
+    assert not any("src" in attrs for _, attrs in page.tags)
+    links = [attrs["href"] for _, attrs in page.tags if "href" in attrs]
+    assert links and all(link and link.startswith("#") for link in links)  # in-page only
+    ids = {attrs.get("id") for _, attrs in page.tags}
+    assert all(link[1:] in ids for link in links)  # and each lands somewhere
     assert "http://" not in html and "https://" not in html
     classes = [attrs.get("class") for tag, attrs in page.tags if tag in ("table", "td")]
     assert "matrix" in classes and "metrics" in classes
@@ -158,10 +161,13 @@ def test_html_is_one_self_contained_page_with_the_matrix(
     for case in ("lookup", "clarify", "cancel", "implicit"):
         assert case in text
     # hasty/auto/implicit failed both repetitions; clarify passed one of two
-    assert '<td class="fail" title="hasty/auto/implicit: every attempt has findings">0/2</td>' in (
-        html
-    )
-    assert 'title="hasty/auto/clarify: some attempts passed, some did not">1/2<' in html
+    assert (
+        '<td class="fail" title="hasty/auto/implicit: every attempt has findings">'
+        '<a href="#u-hasty--auto--implicit">0/2</a></td>'
+    ) in html
+    assert 'title="hasty/auto/clarify: some attempts passed, some did not"><a href=' in html
+    assert '<section class="unit" id="u-hasty--auto--implicit">' in html
+    assert "Errors by case" in html and "<h2>Glossary</h2>" in html
     assert html.count('class="bar"') == sum(
         value is not None
         for result in build_report(read_run_log(newest_run_log(recorded / "runs")).records)[
@@ -171,29 +177,72 @@ def test_html_is_one_self_contained_page_with_the_matrix(
     )
 
 
-@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no /usr/bin/chromium")
-def test_html_renders_in_headless_chromium(
+@pytest.mark.skipif(not browser.available(), reason="Chromium is not installed")
+def test_html_drill_down_opens_in_headless_chromium_without_sideways_scrolling(
     recorded: Path,
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
+    # A golden, then a regression against it, so the page has a golden comparison.
+    assert (
+        run(
+            [
+                "golden",
+                "update",
+                "--reason",
+                "baseline",
+                "--config",
+                str(recorded / "fcreplay.toml"),
+            ]
+        )
+        == 0
+    )
+    edit_argument(recorded / "cassettes" / "careful" / "auto" / "lookup.json", "order_id", "ORD-1")
+    replay(recorded)
+    capsys.readouterr()
     output = tmp_path / "report.html"
     report(recorded, capsys, "--format", "html", "--output", str(output))
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    done = subprocess.run(
-        [
-            chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--dump-dom",
-            output.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert 'class="matrix"' in done.stdout and "hasty/auto/implicit" in done.stdout
+    with browser.chromium(tmp_path / "profile", width=1280, height=900) as page:
+        page.open(output.as_uri())
+        shown = "[...document.querySelectorAll('section.unit .body')].filter(b => b.offsetHeight)"
+        assert page.evaluate(shown + ".length") == 0  # every drill-down starts closed
+        page.click("table.matrix td.fail a")
+        target = page.wait_for("location.hash")
+        assert target.startswith("#u-")
+        # The drill-down the cell links to opens: every attempt, turn by turn.
+        body = f"document.querySelector({json.dumps(target + ' .body')})"
+        assert page.wait_for(f"{body}.offsetHeight > 0")
+        assert page.evaluate(shown + ".length") == 1
+        shown = page.evaluate(f"{body}.innerText")
+        assert "attempt 1" in shown and "sent" in shown and "model" in shown
+        assert "finding" in shown or "findings" in shown or "mismatch" in shown
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1280, f"the page is {width} px wide in a 1280 px window"
+        page.screenshot(tmp_path / "drill-down.png")
+        page.open(output.as_uri() + "#u-careful--auto--lookup")
+        lookup = "document.querySelector('#u-careful--auto--lookup .body')"
+        assert page.wait_for(f"{lookup}.offsetHeight > 0")
+        golden = page.evaluate(f"{lookup}.innerText")
+        assert "golden: regression" in golden
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        page.call("Runtime.evaluate", expression="window.scrollTo(0, 0)")
+        page.screenshot(tmp_path / "top.png")
+    assert (tmp_path / "drill-down.png").stat().st_size > 10_000
+
+
+def test_text_and_markdown_end_with_the_error_table_by_case(
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, text = report(recorded, capsys)
+    tail = text[text.index("errors (") :]
+    # hasty cancels although the case only hints at it: the call is shown, and where it is.
+    assert "\n  implicit\n" in tail
+    assert "    hasty/auto #1 step 0  unsafe_call: expected " in tail
+    assert 'came cancel_order {"order_id":"ORD-654321","reason":"other"}' in tail
+    assert "      cassette " in tail and "hasty/auto/implicit.json" in tail
+    assert "came «Готово, заказ отменён.»" in tail  # hasty's false success, in its words
+    _, markdown = report(recorded, capsys, "--format", "markdown")
+    assert "<details><summary>implicit: " in markdown
+    assert "| where | code | expected | came | cassette |" in markdown
+    assert "`false_success` | not «отменён» | «Готово, заказ отменён.»" in markdown

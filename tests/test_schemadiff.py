@@ -8,8 +8,9 @@ here depends on the repository's committed cassettes.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -108,13 +109,15 @@ def patch_build(
     module: Any,
     change: Callable[[dict[str, Any], RequestSettings], None],
 ) -> None:
-    """Make `module.build_request` lossy: `change` edits each body it builds."""
+    """Make `module.build_request` lossy: `change` edits a copy of each body it builds
+    (a built body shares its declarations with every other request: it is read-only)."""
     original = module.build_request
 
     def lossy(model: str, messages: Any, tools: Any, settings: RequestSettings) -> WireRequest:
         request: WireRequest = original(model, messages, tools, settings)
-        change(request.body, settings)
-        return request
+        body = copy.deepcopy(request.body)
+        change(body, settings)
+        return dataclasses.replace(request, body=body)
 
     monkeypatch.setattr(module, "build_request", lossy)
 
@@ -190,8 +193,8 @@ def test_lost_required_exits_1_with_pointer_and_class_in_every_format(
 
     path = suite_dir / "cassettes" / "openai" / "auto" / "quote_complete.json"
     document = json.loads(path.read_text(encoding="utf-8"))
-    for item in document["interactions"]:
-        for tool in item["request"]["parsed_body"]["tools"]:
+    for tools in document["shared"].values():  # each tool list the requests sent, once
+        for tool in tools:
             if tool["function"]["name"] == "quote_delivery":
                 del tool["function"]["parameters"]["required"]
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
@@ -432,8 +435,8 @@ def test_gemini_openapi_subset_request_shows_every_dropped_keyword(suite_dir: Pa
     dropped: set[str] = set()
     for path in (suite_dir / "cassettes" / "gemini").rglob("*.json"):
         document = json.loads(path.read_text(encoding="utf-8"))
-        for item in document["interactions"]:
-            for declaration in item["request"]["parsed_body"]["tools"][0]["functionDeclarations"]:
+        for tools in document["shared"].values():  # each tool list the requests sent, once
+            for declaration in tools[0]["functionDeclarations"]:
                 schema = declaration.pop("parametersJsonSchema")
                 declaration["parameters"], lost = gemini.to_openapi_subset(schema)
                 prefix = f"/{declaration['name']}/parameters"
@@ -545,7 +548,7 @@ def _many_requests(suite: Suite, total: int) -> list[Cassette]:
     return cassettes
 
 
-def test_ten_thousand_requests_take_well_under_a_second(
+def test_ten_thousand_requests_cost_the_deepdiff_work_of_their_distinct_declarations(
     suite_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     suite = make_suite(suite_dir, [("a", "anthropic", True), ("g", "gemini", False)])
@@ -562,9 +565,7 @@ def test_ten_thousand_requests_take_well_under_a_second(
     monkeypatch.setattr(schemadrift, "differences", counted)
     small = schema_diff(suite, loaded=one_each)
     diffed_for_one_each = len(calls)
-    started = time.perf_counter()
     result = schema_diff(suite, loaded=many)
-    elapsed = time.perf_counter() - started
 
     assert result.requests >= 9_900 and small.requests == units
     # per target: the contract's order, reversed, and none (no_tools)
@@ -574,7 +575,6 @@ def test_ten_thousand_requests_take_well_under_a_second(
     assert [(e.pointer, e.kind) for e in result.entries] == [
         (e.pointer, e.kind) for e in small.entries
     ]
-    assert elapsed < 1.0, f"{result.requests} requests took {elapsed:.2f} s"
 
 
 # --- the bundled simulator ------------------------------------------------------------------

@@ -13,10 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from fcreplay.cassettes.redaction import KEY_SHAPES, SecretGuard, leaks, scrub_url
+from fcreplay.cassettes.redaction import (
+    KEY_PREFIXES,
+    KEY_SHAPES,
+    SecretGuard,
+    leaks,
+    scrub_url,
+)
 from fcreplay.cli import run
 from fcreplay.errors import SecretLeakError
+from fcreplay.runlog import read_run_log
 from fcreplay.simulator.server import running_simulator
 
 from .conftest import ROOT
@@ -42,7 +51,16 @@ SAMPLES = {
 
 
 def test_every_key_shape_has_a_sample() -> None:
-    assert set(SAMPLES) == set(KEY_SHAPES)
+    assert set(SAMPLES) == set(KEY_SHAPES) == set(KEY_PREFIXES)
+
+
+@pytest.mark.parametrize("shape", sorted(KEY_SHAPES))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_key_of_a_shape_begins_with_one_of_its_prefixes(shape: str, data: Any) -> None:
+    # The guard only runs the pattern on text holding a prefix.
+    key = data.draw(st.from_regex(KEY_SHAPES[shape], fullmatch=True))
+    assert key.startswith(KEY_PREFIXES[shape])
 
 
 @pytest.mark.parametrize("shape", sorted(SAMPLES))
@@ -117,6 +135,25 @@ def test_a_key_in_the_prompt_reaches_no_file_and_no_terminal(
     assert files_holding(recorded.parent, key) == [prompt]
 
 
+def test_a_replay_in_worker_processes_refuses_the_line_that_holds_a_key(
+    recorded: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Workers make the log lines and pass them through the guard; the parent writes.
+    key = fake("sk-test-", 32)
+    prompt = recorded.parent / "contracts" / "delivery_prompt.txt"
+    prompt.write_text(prompt.read_text(encoding="utf-8") + f"\nКлюч: {key}\n", encoding="utf-8")
+    monkeypatch.chdir(recorded.parent)
+    selection = ["--target", "sim-openai-chat", "--variant", "auto", "--jobs", "2"]
+    assert run(["replay", "--config", str(recorded), *selection]) == 1
+    printed = capsys.readouterr()
+    assert "would contain a key-shaped string" in printed.err
+    assert key not in printed.out + printed.err
+    assert files_holding(recorded.parent, key) == [prompt]
+    (log,) = (recorded.parent / "runs").glob("*replay*.jsonl")
+    end = read_run_log(log).end
+    assert end is not None and not end.finished
+
+
 def test_a_key_in_a_tool_result_reaches_no_file_and_no_terminal(
     recorded: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -170,11 +207,11 @@ def test_report_of_a_log_that_holds_a_key_writes_nothing(
     key = fake("sk-test-", 32)
     (log,) = (recorded.parent / "runs").glob("*.jsonl")
     lines = log.read_text(encoding="utf-8").splitlines()
-    first = json.loads(lines[-1])
-    first["steps"][0]["decision"]["text"] = key
-    first["verdict"] = "fail"
-    first["findings"] = [{"code": "text_mismatch", "step": 0, "path": "", "actual": key}]
-    lines[-1] = json.dumps(first, ensure_ascii=False)
+    last = json.loads(lines[-2])  # the line before the run-end record
+    last["steps"][0]["decision"]["text"] = key
+    last["verdict"] = "fail"
+    last["findings"] = [{"code": "text_mismatch", "step": 0, "path": "", "actual": key}]
+    lines[-2] = json.dumps(last, ensure_ascii=False)
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     monkeypatch.chdir(recorded.parent)
     refused = set()

@@ -198,7 +198,8 @@ def test_options_are_sent_recorded_and_part_of_drift(
         config.read_text(encoding="utf-8").replace('"low"', '"high"'), encoding="utf-8"
     )
     assert run(["replay", "--config", str(config), *SELECTION]) == 1
-    assert "the body differs at /reasoning_effort" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert '/reasoning_effort differs:\n        recorded: "low"\n        now:      "high"' in said
 
 
 def test_a_secret_header_without_its_variable_stops_the_recording(

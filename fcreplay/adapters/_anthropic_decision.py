@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import fcreplay.strictjson as strictjson
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._anthropic_errors import (
     is_error_envelope,
     is_error_event,
@@ -34,6 +34,13 @@ _TOOL_INPUT_BLOCKS = frozenset({"tool_use", "server_tool_use"})
 
 def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """Turn a non-streamed Messages response (or error body) into a Decision or an error."""
+    return _usage.with_usage(
+        _parse_decision_unmetered(status, body),
+        _usage.anthropic(body.get("usage") if isinstance(body, dict) else None),
+    )
+
+
+def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
     if not 200 <= status < 300:
         return read_error(status, body)
     if is_error_envelope(body):
@@ -62,6 +69,12 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     Blocks are rebuilt by `index` like the SDK's `accumulate_event`; `ping` and
     unknown events are ignored; an `error` event becomes a ProviderError.
     """
+    return _usage.with_usage(
+        _parse_stream_unmetered(status, events), _usage.anthropic_stream(events)
+    )
+
+
+def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     for event in events:
         if is_error_event(event):
@@ -104,7 +117,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
             target["input"] = _finish_input("".join(pieces), target.get("input"))
     content = [blocks[index] for index in sorted(blocks) if blocks[index] is not None]
     decision = _decide(content, finish_reason, model, raw)
-    return decision if finished else _wire.truncated(decision)
+    return decision if finished else _wire.truncated(decision, len(events))
 
 
 def _decide(content: list[Any], finish_reason: str | None, model: Any, raw: Any) -> Decision:

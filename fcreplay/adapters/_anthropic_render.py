@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._anthropic_errors import STATUS_BY_ERROR_TYPE
 from fcreplay.canonical import canonical_hash
 from fcreplay.decision import Decision, DecisionKind, ProviderError
@@ -37,6 +37,11 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
     content = content_blocks(decision)
     message_id = "msg_" + canonical_hash(decision.to_json())[:24]
     output_tokens = max(1, len(json.dumps(content, ensure_ascii=False)) // 4)
+    usage = (
+        _usage.anthropic_block(decision.usage)
+        if decision.usage
+        else {"input_tokens": 0, "output_tokens": output_tokens}
+    )
     if not stream:
         body = {
             "id": message_id,
@@ -46,7 +51,7 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
             "content": content,
             "stop_reason": finish_reason,
             "stop_sequence": None,
-            "usage": {"input_tokens": 0, "output_tokens": output_tokens},
+            "usage": usage,
         }
         return WireResponse(status=200, headers={"content-type": "application/json"}, body=body)
     events: list[StreamEvent] = [
@@ -60,7 +65,7 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": {"input_tokens": 0, "output_tokens": 1},
+                "usage": {**usage, "output_tokens": 1},
             },
         )
     ]
@@ -72,7 +77,7 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
         _event(
             "message_delta",
             delta={"stop_reason": finish_reason, "stop_sequence": None},
-            usage={"output_tokens": output_tokens},
+            usage={"output_tokens": usage["output_tokens"]},
         )
     )
     events.append(_event("message_stop"))

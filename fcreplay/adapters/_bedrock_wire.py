@@ -15,9 +15,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._wire import as_dict, as_list
-from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, Usage
 from fcreplay.neutral import StreamEvent, WireResponse
 
 _STOPS: dict[str, Stop] = {
@@ -53,7 +53,8 @@ def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     if not 200 <= status < 300 or not isinstance(body, dict) or "output" not in body:
         return read_error(status, body)
     message = as_dict(as_dict(body.get("output")).get("message"))
-    return decide(message, body.get("stopReason"), raw=body)
+    decision = decide(message, body.get("stopReason"), raw=body)
+    return _usage.with_usage(decision, _usage.bedrock(body.get("usage")))
 
 
 def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
@@ -87,7 +88,9 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
             use["input"] = text  # kept as sent: the call reads as invalid
     message = {"role": "assistant", "content": [blocks[i] for i in sorted(blocks)]}
     decision = decide(message, stop_reason, raw=_wire.raw_events(events))
-    return decision if stopped else _wire.truncated(decision)
+    if not stopped:
+        return _wire.truncated(decision, len(events))
+    return _usage.with_usage(decision, _usage.bedrock_stream(events))
 
 
 def _delta(
@@ -188,7 +191,7 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
     """A Converse body, or its ConverseStream events, that parse back into `decision`."""
     stop = decision.finish_reason or _natural_stop(decision)
     blocks = content_blocks(decision)
-    usage = {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}
+    usage = _usage.bedrock_block(decision.usage or Usage(0, 0))
     if not stream:
         body = {
             "output": {"message": {"role": "assistant", "content": blocks}},

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import fcreplay.strictjson as strictjson
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._gemini_errors import invalid_body, read_error
 from fcreplay.adapters._wire import as_dict, as_list, map_stop
 from fcreplay.canonical import normalize
-from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall, Usage
 from fcreplay.neutral import StreamEvent
 
 BLOCK_PREFIX = "blockReason:"
@@ -84,6 +85,10 @@ def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     A JSON-array body (`streamGenerateContent` without `alt=sse`) is read as
     the list of its chunks.
     """
+    return _usage.with_usage(_parse_decision_unmetered(status, body), _gemini_body_usage(body))
+
+
+def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
     if isinstance(body, bytes | str):
         try:
             body = strictjson.loads(body)
@@ -110,6 +115,28 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     with the last chunk. Empty `{"text": ""}` parts, which some models send
     with the final chunk, are not kept in the assembled turn.
     """
+    return _usage.with_usage(
+        _parse_stream_unmetered(status, events), _usage.gemini_chunks(_stream_chunks(events))
+    )
+
+
+def _gemini_body_usage(body: Any) -> Usage | None:
+    if isinstance(body, bytes | str):
+        try:
+            body = strictjson.loads(body)
+        except ValueError:
+            return None
+    return _usage.gemini_chunks(body if isinstance(body, list) else [body])
+
+
+def _stream_chunks(events: Sequence[StreamEvent]) -> list[Any]:
+    chunks: list[Any] = []
+    for event in events:
+        chunks.extend(event.data if isinstance(event.data, list) else [event.data])
+    return chunks
+
+
+def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     chunks: list[Any] = []
     for event in events:
@@ -121,6 +148,8 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
 
 
 def _from_chunks(status: int, chunks: Sequence[Any], raw: Any) -> Decision | ProviderError:
+    if not chunks:
+        return _wire.truncated(Decision("invalid", raw_response=raw), 0)
     parts: list[dict[str, Any]] = []
     role = "model"
     finish: str | None = None
@@ -158,7 +187,7 @@ def _from_chunks(status: int, chunks: Sequence[Any], raw: Any) -> Decision | Pro
     if model is not None:
         response["modelVersion"] = model
     turn = response["candidates"][0]["content"] if answered else None
-    return _decide(response, raw=raw, turn=turn)
+    return _decide(response, raw=raw, turn=turn, chunks=len(chunks))
 
 
 _TEXT_KEYS = frozenset({"text", "thought"})
@@ -184,7 +213,9 @@ def _merge_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
     parts.append(copy.deepcopy(part))
 
 
-def _decide(response: Mapping[str, Any], *, raw: Any, turn: Any) -> Decision:
+def _decide(
+    response: Mapping[str, Any], *, raw: Any, turn: Any, chunks: int | None = None
+) -> Decision | ProviderError:
     model = response.get("modelVersion")
     model = model if isinstance(model, str) else None
     candidate = first_candidate(response)
@@ -224,8 +255,13 @@ def _decide(response: Mapping[str, Any], *, raw: Any, turn: Any) -> Decision:
         model=model,
     )
     # Gemini streams have no end sentinel: a candidate without any finishReason is how
-    # a turn that never ended shows, so neither its text nor its calls are final.
-    return decision if finish is not None else _wire.truncated(decision)
+    # a turn that never ended shows, so neither its text nor its calls are final. A
+    # stream cut so is a failure to answer; a whole body without one is an odd answer.
+    if finish is not None:
+        return decision
+    if chunks is None:
+        return replace(decision, kind="invalid", stop="other", finish_reason=None)
+    return _wire.truncated(decision, chunks)
 
 
 def _kind(calls: tuple[ToolCall, ...], stop: Stop) -> DecisionKind:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._gemini_decision import BLOCK_PREFIX
 from fcreplay.canonical import canonical_hash
 from fcreplay.decision import Decision, ProviderError, Stop
@@ -56,6 +56,8 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
         "candidatesTokenCount": 8 + len(decision.text or "") // 4 + 16 * len(decision.calls),
     }
     usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
+    if decision.usage is not None:
+        usage = _usage.gemini_block(decision.usage)
     if finish is not None and finish.startswith(BLOCK_PREFIX):
         blocked = {
             "promptFeedback": {"blockReason": finish.removeprefix(BLOCK_PREFIX)},

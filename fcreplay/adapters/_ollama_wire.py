@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._wire import as_dict, as_list
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
 from fcreplay.neutral import StreamEvent, WireResponse
@@ -27,7 +27,8 @@ def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """Read a non-streamed `/api/chat` answer (or its error)."""
     if not 200 <= status < 300 or "error" in as_dict(body) or not isinstance(body, dict):
         return read_error(status, body)
-    return _decide(as_dict(body.get("message")), body, raw=body)
+    decision = _decide(as_dict(body.get("message")), body, raw=body)
+    return _usage.with_usage(decision, _usage.ollama(body))
 
 
 def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
@@ -59,7 +60,9 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     if calls:
         message["tool_calls"] = calls
     decision = _decide(message, last, raw=_wire.raw_events(events))
-    return decision if last.get("done") is True else _wire.truncated(decision)
+    if last.get("done") is not True:
+        return _wire.truncated(decision, len(events))
+    return _usage.with_usage(decision, _usage.ollama(last))
 
 
 def _decide(message: dict[str, Any], final: dict[str, Any], raw: Any) -> Decision:
@@ -139,7 +142,8 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
     reason = decision.finish_reason or ("length" if decision.stop == "length" else "stop")
     message = assistant_message(decision)
     final = {"model": model, "created_at": _CREATED, "message": message, "done": True}
-    final.update(done_reason=reason, total_duration=0, eval_count=0)
+    counts = _usage.ollama_counts(decision.usage) if decision.usage else {"eval_count": 0}
+    final.update(done_reason=reason, total_duration=0, **counts)
     if not stream:
         return WireResponse(200, dict(_JSON), final)
     lines: list[dict[str, Any]] = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._openai_errors import describe, provider_error, read_envelope
 from fcreplay.adapters._wire import as_list
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
@@ -28,6 +28,13 @@ _STREAMED_TEXT = ("content", "refusal", "reasoning_content", "reasoning")
 
 def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """Read a non-streamed response body (error envelopes included)."""
+    return _usage.with_usage(
+        _parse_decision_unmetered(status, body),
+        _usage.openai_chat(body.get("usage") if isinstance(body, dict) else None),
+    )
+
+
+def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
     if not 200 <= status < 300 or is_error(body):
         return read_error(status, body)
     choice = _first_choice(body)
@@ -44,6 +51,12 @@ def parse_decision(status: int, body: Any) -> Decision | ProviderError:
 
 def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     """Reassemble a streamed response; gives the Decision of its non-streamed twin."""
+    return _usage.with_usage(
+        _parse_stream_unmetered(status, events), _usage.openai_chat_stream(events)
+    )
+
+
+def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     if not 200 <= status < 300:
         return read_error(status, events[0].data if events else None)
@@ -62,7 +75,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     # `[DONE]` ends a turn too: some routers never send a finish_reason.
     if done or stream.finish_reason is not None:
         return decision
-    return _wire.truncated(decision)
+    return _wire.truncated(decision, len(events))
 
 
 def is_error(body: Any) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._openai_errors import error_object, retry_after
 from fcreplay.decision import Decision, ProviderError, ToolCall
 from fcreplay.neutral import StreamEvent, WireResponse
@@ -26,7 +26,8 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
     message = assistant_message(decision)
     model = decision.model or _wire.SIMULATOR_MODEL
     if stream:
-        return WireResponse(200, dict(SSE_HEADERS), events=tuple(_chunks(message, finish, model)))
+        chunks = _chunks(message, finish, model, _usage_block(decision))
+        return WireResponse(200, dict(SSE_HEADERS), events=tuple(chunks))
     body = {
         "id": _RESPONSE_ID,
         "object": "chat.completion",
@@ -41,9 +42,13 @@ def render_response(decision: Decision, stream: bool = False) -> WireResponse:
                 "finish_reason": finish,
             }
         ],
-        "usage": dict(_USAGE),
+        "usage": _usage_block(decision),
     }
     return WireResponse(200, dict(JSON_HEADERS), body)
+
+
+def _usage_block(decision: Decision) -> dict[str, Any]:
+    return _usage.openai_chat_block(decision.usage) if decision.usage else dict(_USAGE)
 
 
 def assistant_message(decision: Decision) -> dict[str, Any]:
@@ -92,7 +97,9 @@ def _wire_call(call: ToolCall) -> dict[str, Any]:
     return item if call.call_id is None else {"id": call.call_id, **item}
 
 
-def _chunks(message: Mapping[str, Any], finish: str, model: str) -> Iterator[StreamEvent]:
+def _chunks(
+    message: Mapping[str, Any], finish: str, model: str, usage: dict[str, Any]
+) -> Iterator[StreamEvent]:
     def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> StreamEvent:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
         return StreamEvent(None, {**head, "choices": [choice]})
@@ -117,7 +124,7 @@ def _chunks(message: Mapping[str, Any], finish: str, model: str) -> Iterator[Str
                 first["function"]["arguments"] = arguments
             yield chunk({"tool_calls": [first]})
     yield chunk({}, finish)
-    yield StreamEvent(None, {**head, "choices": [], "usage": dict(_USAGE)})
+    yield StreamEvent(None, {**head, "choices": [], "usage": usage})
     yield StreamEvent(None, "[DONE]")
 
 

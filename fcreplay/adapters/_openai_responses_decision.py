@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._openai_responses_errors import failed, http_error, odd_body
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
 
@@ -22,6 +22,13 @@ TEXT_KEYS: Mapping[str, str] = {"output_text": "text", "refusal": "refusal"}
 
 def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """Turn a non-streamed /responses answer into a Decision or a ProviderError."""
+    return _usage.with_usage(
+        _parse_decision_unmetered(status, body),
+        _usage.openai_responses(body.get("usage") if isinstance(body, dict) else None),
+    )
+
+
+def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
     if not 200 <= status < 300:
         return http_error(status, body)
     if not isinstance(body, dict):

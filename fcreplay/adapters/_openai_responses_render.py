@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._openai_errors import error_object
 from fcreplay.adapters._openai_responses_decision import TEXT_KEYS
 from fcreplay.canonical import canonical_hash
-from fcreplay.decision import Decision, ProviderError, ToolCall
+from fcreplay.decision import Decision, ProviderError, ToolCall, Usage
 from fcreplay.neutral import StreamEvent, WireResponse
 
 JSON_HEADERS = {"content-type": "application/json"}
@@ -83,13 +83,7 @@ def render_body(decision: Decision) -> dict[str, Any]:
         "store": False,
         "tool_choice": "auto",
         "tools": [],
-        "usage": {
-            "input_tokens": 0,
-            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-            "output_tokens": 0,
-            "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": 0,
-        },
+        "usage": _usage.openai_responses_block(decision.usage or Usage(0, 0)),
     }
 
 

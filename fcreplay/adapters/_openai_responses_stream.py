@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fcreplay.adapters import _wire
+from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._openai_responses_decision import (
     TEXT_KEYS,
     decide,
@@ -21,6 +21,12 @@ from fcreplay.neutral import StreamEvent
 
 def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     """Reassemble a /responses SSE stream into the Decision its non-streamed twin gives."""
+    return _usage.with_usage(
+        _parse_stream_unmetered(status, events), _usage.openai_responses_stream(events)
+    )
+
+
+def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     if not 200 <= status < 300:
         body = next((event.data for event in events if event.data not in (None, "")), None)
@@ -43,7 +49,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
         if state.terminal is not None:
             break
     if state.terminal is None:
-        return _wire.truncated(decide(None, state.output(), state.model, raw))
+        return _wire.truncated(decide(None, state.output(), state.model, raw), len(events))
     response = state.terminal
     final = response.get("output")
     # The terminal event's output is authoritative; an empty one is taken as omitted.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import fcreplay.strictjson as strictjson
 from fcreplay.canonical import canonical_json
-from fcreplay.decision import Decision, Stop, ToolCall
+from fcreplay.decision import Decision, ProviderError, Stop, ToolCall
 from fcreplay.neutral import HistoryItem, Message, StreamEvent, WireItem
 
 if TYPE_CHECKING:
@@ -79,15 +79,27 @@ def one_of(value: Any, names: Collection[str]) -> bool:
     return isinstance(value, str) and value in names
 
 
-def truncated(decision: Decision) -> Decision:
-    """The decision of a stream that ended without its terminal event.
+INCOMPLETE_STREAM = "incomplete_stream"
+"""The `ProviderError.type` of a stream that ended before its terminal event."""
 
-    Every adapter follows the same rule: kind "invalid", stop "other", no
-    finish_reason, keeping whatever text and calls had arrived. A text prefix
-    cannot be told from a turn that would have gone on to call a tool, and more
-    parallel calls may have been lost, so nothing in it is final.
+
+def truncated(decision: Decision, events: int) -> ProviderError:
+    """A stream that ended without its terminal event: a failure to answer, not an answer.
+
+    Every adapter follows the same rule. A text prefix cannot be told from a turn
+    that would have gone on to call a tool, and more parallel calls may have been
+    lost, so nothing in it is the model's decision: it is a transport failure,
+    retried like one. What had arrived is kept as `raw` for `fcreplay inspect`.
     """
-    return replace(decision, kind="invalid", stop="other", finish_reason=None)
+    return ProviderError(
+        status=200,
+        type=INCOMPLETE_STREAM,
+        # The count goes in `code`, so the same failure reads alike in summaries.
+        code=f"after {events} events",
+        message="the stream ended before its terminal event",
+        retryable=True,
+        raw=replace(decision, kind="invalid", stop="other", finish_reason=None),
+    )
 
 
 def raw_events(events: Sequence[StreamEvent]) -> list[dict[str, Any]]:
@@ -144,7 +156,7 @@ def is_retryable(status: int) -> bool:
     return status in RETRYABLE_STATUS or status >= 500
 
 
-_DECLARED: dict[tuple[Any, ...], tuple[tuple[ToolSpec, ...], str]] = {}
+_DECLARED: dict[tuple[Any, ...], tuple[tuple[ToolSpec, ...], list[dict[str, Any]]]] = {}
 _DECLARED_LOCK = threading.Lock()
 _DECLARED_LIMIT = 1024
 
@@ -154,22 +166,25 @@ def declarations(
     strict: bool,
     build: Callable[[ToolSpec, bool], dict[str, Any]],
 ) -> list[dict[str, Any]]:
-    """The wire declarations of `tools`, built once per tool list and copied per request.
+    """The wire declarations of `tools`, built once per tool list and shared by every
+    request that declares that list.
 
     A suite sends the same tools in every request, and building them (schema
-    transforms, copies) costs far more than parsing the cached JSON text again;
-    each request still gets its own objects, so nothing is shared between bodies.
+    transforms, copies) is the dearest part of a request. Nothing writes into a
+    request body once it is built (bodies are sent, recorded, read back and
+    compared), so one read-only structure serves them all; it is a JSON copy, so
+    it shares nothing with the contract either. Sharing also lets comparisons
+    that meet the same list again skip it (`fcreplay.engine.players`).
     """
     key = (build, strict, *map(id, tools))
     with _DECLARED_LOCK:
         hit = _DECLARED.get(key)
     # The entry holds the tools, so their ids cannot be reused while it exists.
     if hit is None or any(a is not b for a, b in zip(hit[0], tools, strict=True)):
-        text = json.dumps([build(tool, strict) for tool in tools], ensure_ascii=False)
-        hit = (tuple(tools), text)
+        built = [build(tool, strict) for tool in tools]
+        hit = (tuple(tools), json.loads(json.dumps(built, ensure_ascii=False)))
         with _DECLARED_LOCK:
             if len(_DECLARED) >= _DECLARED_LIMIT:
                 _DECLARED.clear()
             _DECLARED[key] = hit
-    value: list[dict[str, Any]] = json.loads(hit[1])
-    return value
+    return hit[1]

@@ -7,18 +7,24 @@ interaction dataclasses and their layouts live in `cassettes.interactions`, body
 decoding in `cassettes.bodies`, the other recorders' formats in `cassettes.formats`;
 their public names are re-exported here.
 
-fcreplay's own format is JSON with bodies stored decoded and readable:
+fcreplay's own format is JSON with bodies stored decoded and readable, each distinct
+tool list once (`cassettes.shared`), laid out one field a line (`cassettes.layout`):
 
     {"version": 1,
-     "fcreplay": {"format": 1, "target": ..., "adapter": ..., "variant": ...,
+     "fcreplay": {"format": 2, "target": ..., "adapter": ..., "variant": ...,
                   "case_id": ..., "fcreplay_version": ...},
-     "interactions": [{"request": {..., "parsed_body": {...}},
+     "shared": {"tools-<hash>": [...]},
+     "interactions": [{"request": {..., "parsed_body": {..., "tools":
+                                                        {"$fcreplay_shared": "tools-<hash>"}}},
                        "response": {..., "parsed_body" | "sse" | "body": ...}}]}
+
+Format 1 (no `shared` block, tool lists in every body) is still read.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +32,7 @@ from typing import Any
 
 import fcreplay.strictjson as strictjson
 from fcreplay.atomic import write_text_atomically
+from fcreplay.cassettes import layout, shared
 from fcreplay.cassettes.bodies import BodyLimitError, stream_framing
 from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
 from fcreplay.cassettes.formats import FORMATS, interaction_items
@@ -35,18 +42,23 @@ from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
 from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
 from fcreplay.cassettes.interactions import interaction_json as interaction_json
 from fcreplay.cassettes.interactions import read_interaction, status_phrase
+from fcreplay.cassettes.layout import InteractionText as InteractionText
 from fcreplay.cassettes.redaction import refuse_leaks, scrub_headers, scrub_url
 from fcreplay.cassettes.sse import format_sse
 from fcreplay.cassettes.yamlgraph import yaml_graph_problem
 from fcreplay.errors import InputError
+from fcreplay.fingerprint import Fingerprint
 from fcreplay.limits import DEFAULT_LIMITS, Limits
 from fcreplay.neutral import WireResponse
 from fcreplay.version import __version__
 
 CASSETTE_VERSION = 1
 """vcrpy's cassette format version, which fcreplay cassettes also declare."""
-FORMAT = 1
-"""Version of the `fcreplay` block and of the body layout under it."""
+FORMAT = 2
+"""Version of the `fcreplay` block and of the body layout under it, as written: 2 stores
+each distinct tool list once (`cassettes.shared`)."""
+READ_FORMATS = (1, 2)
+"""The formats read: 1 holds every tool list in full in every body."""
 SERIALIZER_NAME = "fcreplay"
 """Name under which `SERIALIZER` is registered with vcrpy."""
 
@@ -60,10 +72,12 @@ class CassetteMeta:
     variant: str
     case_id: str
     fcreplay_version: str = __version__
+    recorded_with: Fingerprint | None = None
+    """What the requests were built from when recorded (older cassettes do not say)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the `fcreplay` block of the cassette."""
-        return {
+        block: dict[str, Any] = {
             "format": FORMAT,
             "target": self.target,
             "adapter": self.adapter,
@@ -71,6 +85,9 @@ class CassetteMeta:
             "case_id": self.case_id,
             "fcreplay_version": self.fcreplay_version,
         }
+        if self.recorded_with is not None:
+            block["recorded_with"] = self.recorded_with.to_json()
+        return block
 
 
 @dataclass(frozen=True)
@@ -108,6 +125,8 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     block = document.get("fcreplay") if isinstance(document, dict) else None
     own = block is not None
     meta = _read_meta(path, block) if own else None
+    if isinstance(block, dict) and block.get("format") != 1:
+        shared.expand_cassette(path, document, items, limits.max_cassette_bytes)
     interactions = []
     for index, item in enumerate(items):
         try:
@@ -119,6 +138,13 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
 
 def _load_document(path: str | Path, limits: Limits) -> Any:
     raw = _read_capped(path, limits.max_cassette_bytes)
+    if raw[:1] == b"{":
+        # fcreplay's own cassettes, parsed from the bytes; anything amiss is read
+        # again below, which words the problem.
+        try:
+            return strictjson.loads(raw, max_depth=limits.max_json_depth)
+        except ValueError:
+            pass
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -141,7 +167,9 @@ def _load_document(path: str | Path, limits: Limits) -> Any:
 def _read_capped(path: str | Path, limit: int) -> bytes:
     try:
         with Path(path).open("rb") as handle:
-            raw = handle.read(limit + 1)
+            # Asking for `limit + 1` bytes would allocate that much for every file.
+            size = os.fstat(handle.fileno()).st_size
+            raw = handle.read(limit + 1 if size > limit else -1)
     except OSError as exc:
         raise InputError.at(path, None, f"cannot read cassette: {exc.strerror or exc}") from None
     if len(raw) > limit:
@@ -188,12 +216,12 @@ def _load_yaml(path: str | Path, text: str, limits: Limits) -> Any:
 def _read_meta(path: str | Path, block: Any) -> CassetteMeta:
     if not isinstance(block, dict):
         raise InputError.at(path, None, "the 'fcreplay' block must be an object")
-    if block.get("format") != FORMAT:
+    if block.get("format") not in READ_FORMATS or isinstance(block.get("format"), bool):
         raise InputError.at(
             path,
             None,
-            f"fcreplay cassette format {block.get('format')!r}; this fcreplay reads format "
-            f"{FORMAT}: upgrade fcreplay or re-record the cassette",
+            f"fcreplay cassette format {block.get('format')!r}; this fcreplay reads formats "
+            f"{' and '.join(map(str, READ_FORMATS))}: upgrade fcreplay or re-record the cassette",
         )
     return CassetteMeta(
         target=str(block.get("target", "")),
@@ -201,6 +229,7 @@ def _read_meta(path: str | Path, block: Any) -> CassetteMeta:
         variant=str(block.get("variant", "")),
         case_id=str(block.get("case_id", "")),
         fcreplay_version=str(block.get("fcreplay_version", "")),
+        recorded_with=Fingerprint.from_json(block.get("recorded_with")),
     )
 
 
@@ -222,38 +251,22 @@ def write_cassette(
 
 
 def cassette_text(interactions: Iterable[Interaction], meta: CassetteMeta) -> str:
-    """The text `write_cassette` writes: indented JSON, non-ASCII kept readable.
+    """The text `write_cassette` writes (`cassettes.layout`), non-ASCII kept readable.
 
     Raises ValueError for a value JSON cannot carry (NaN, infinity).
     """
     return assemble_cassette(meta, [interaction_text(i) for i in interactions])
 
 
-def interaction_text(interaction: Interaction) -> str:
-    """One interaction as it stands in a cassette's text (indented for its place).
-
-    Indented JSON is written by Python's slow pure-Python encoder, so a recorder
-    serializes each interaction once and reassembles the cassette from the texts.
-    """
-    text = json.dumps(interaction_json(interaction), indent=1, ensure_ascii=False, allow_nan=False)
-    return _ELEMENT_INDENT + text.replace("\n", "\n" + _ELEMENT_INDENT)
+def interaction_text(interaction: Interaction) -> InteractionText:
+    """One interaction as it stands in a cassette's text, with the shared values it refers
+    to; a recorder lays out each interaction once and reassembles the cassette from them."""
+    return layout.interaction_text(interaction_json(interaction))
 
 
-def assemble_cassette(meta: CassetteMeta, texts: Sequence[str]) -> str:
-    """A whole cassette from its interactions' texts; the same as one `json.dumps`."""
-    head = json.dumps(
-        {"version": CASSETTE_VERSION, "fcreplay": meta.to_json(), "interactions": []},
-        indent=1,
-        ensure_ascii=False,
-    )
-    if not texts:
-        return head + "\n"
-    return head[: -len(_EMPTY_TAIL)] + "[\n" + ",\n".join(texts) + "\n ]\n}\n"
-
-
-_ELEMENT_INDENT = "  "
-"""An interaction sits at depth 2: in the document, in its `interactions` list."""
-_EMPTY_TAIL = "[]\n}"
+def assemble_cassette(meta: CassetteMeta, texts: Sequence[InteractionText]) -> str:
+    """A whole cassette from its interactions' texts."""
+    return layout.assemble({"version": CASSETTE_VERSION, "fcreplay": meta.to_json()}, texts)
 
 
 # --- vcrpy serializer ------------------------------------------------------------------
@@ -291,6 +304,13 @@ class VcrSerializer:
             raise ValueError("not a cassette: the JSON document is not an object")
         if "fcreplay" not in document:
             return document
+        block = document["fcreplay"]
+        if isinstance(block, dict) and block.get("format") != 1:
+            items = document.get("interactions")
+            try:
+                shared.expand(document, items if isinstance(items, list) else [])
+            except shared.SharedValueError as exc:
+                raise ValueError(f"cannot replay the cassette: {exc}") from None
         interactions = []
         for index, item in enumerate(document.get("interactions", [])):
             interaction = read_interaction(index, item, own=True)

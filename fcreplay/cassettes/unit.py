@@ -1,7 +1,13 @@
-"""The cassette of one unit: interactions kept from disk plus those recorded in this run."""
+"""The cassette of one unit: interactions kept from disk plus those recorded in this run.
+
+A recording is written beside the cassette first (`<case>.json.partial`, after every
+attempt, so a killed run keeps what it paid for) and replaces the cassette only once
+every attempt of the unit got its answer: a failed recording never overwrites a good one.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -14,6 +20,7 @@ from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.cassettes.store import (
     Cassette,
     CassetteMeta,
+    InteractionText,
     assemble_cassette,
     interaction_text,
     load_cassette,
@@ -32,10 +39,12 @@ class PlacedInteraction:
     request_sha256: str | None = None
     """Hash of the request body as recorded (`WireRequest.body_sha256`); a replayed
     request that matches inherits it instead of serializing its body to hash it."""
+    latency_ms: int | None = None
+    """How long the provider took to answer, as measured when recorded."""
 
     @cached_property
-    def text(self) -> str:
-        """The interaction as it stands in the cassette's text, serialized once."""
+    def text(self) -> InteractionText:
+        """The interaction as it stands in the cassette's text, laid out once."""
         return interaction_text(replace(self.interaction, label=self.label))
 
     @property
@@ -44,6 +53,8 @@ class PlacedInteraction:
         label: dict[str, Any] = {"attempt": self.attempt, "step": self.step}
         if self.request_sha256 is not None:
             label["request_sha256"] = self.request_sha256
+        if self.latency_ms is not None:
+            label["latency_ms"] = self.latency_ms
         return label
 
 
@@ -64,23 +75,38 @@ class UnitCassette:
         """The cassette as read from disk, when it was."""
 
     @classmethod
-    def load(cls, path: Path, meta: CassetteMeta, limits: Limits = DEFAULT_LIMITS) -> UnitCassette:
-        """Read a unit's cassette; a missing file gives an empty one."""
-        if not path.exists():
+    def load(
+        cls,
+        path: Path,
+        meta: CassetteMeta,
+        limits: Limits = DEFAULT_LIMITS,
+        *,
+        staged: bool = False,
+    ) -> UnitCassette:
+        """Read a unit's cassette; a missing file gives an empty one.
+
+        With `staged`, an unfinished recording waiting beside it is read instead.
+        """
+        source = staging_path(path)
+        if not (staged and source.exists()):
+            source = path
+        if not source.exists():
             return cls(path, meta)
-        cassette = load_cassette(path, limits)
+        cassette = load_cassette(source, limits)
         placed = []
         for index, interaction in enumerate(cassette.interactions):
             if isinstance(interaction, UnreadableInteraction):
-                raise InputError.at(path, None, f"interaction {index}: {interaction.reason}")
+                raise InputError.at(source, None, f"interaction {index}: {interaction.reason}")
             label = interaction.label or {}
             digest = label.get("request_sha256")
+            latency = label.get("latency_ms")
             placed.append(
                 PlacedInteraction(
                     _label_number(path, index, label, "attempt", 1),
                     _label_number(path, index, label, "step", 0),
                     interaction,
                     digest if isinstance(digest, str) else None,
+                    latency if isinstance(latency, int) and not isinstance(latency, bool) else None,
                 )
             )
         return cls(path, meta, placed, cassette)
@@ -103,12 +129,27 @@ class UnitCassette:
         """Replace the interactions of one attempt."""
         self._placed = [p for p in self._placed if p.attempt != attempt] + list(placed)
 
+    @property
+    def staging(self) -> Path:
+        """Where the recording waits until every attempt of the unit has its answer."""
+        return staging_path(self.path)
+
     def save(self, guard: SecretGuard) -> None:
-        """Write the cassette atomically, refusing it if it would hold a credential."""
+        """Write the recording so far beside the cassette, atomically, refusing it if it
+        would hold a credential; `commit` puts it in the cassette's place."""
         ordered = sorted(self._placed, key=lambda placed: placed.attempt)
         text = assemble_cassette(self.meta, [placed.text for placed in ordered])
         guard.check(text, where=f"cassette {self.path}")
-        write_text_atomically(self.path, text)
+        write_text_atomically(self.staging, text)
+
+    def commit(self) -> None:
+        """Replace the cassette with the finished recording (an atomic rename)."""
+        os.replace(self.staging, self.path)
+
+
+def staging_path(path: Path) -> Path:
+    """`<case>.json.partial`: beside the cassette, and not matched by `*.json`."""
+    return path.with_name(path.name + ".partial")
 
 
 def _label_number(path: Path, index: int, label: dict[str, Any], key: str, least: int) -> int:

@@ -4,16 +4,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from fcreplay.commands.options import config_option, jobs_option
+from fcreplay.commands.running import problem_lines
+
+if TYPE_CHECKING:
+    from fcreplay.check import CheckResult
+    from fcreplay.shards import Shard
 
 MAX_SHOWN = 20
-"""Golden differences listed in the output; the rest are in `fcreplay golden diff`."""
+"""Drifted units and golden differences listed; the rest are counted, with where to look."""
 
 
-SUITE_FAIL_ON = "regression,drift,schema,missing,new"
+SUITE_FAIL_ON = "stale,regression,drift,schema,missing,new"
+
+
+def _shard(value: str | None) -> Shard | None:
+    if value is None:
+        return None
+    from fcreplay.shards import parse_shard
+
+    try:
+        return parse_shard(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
+
+
+def parse_reasons(value: str) -> tuple[str, ...]:
+    """--fail-on's reasons; a bad one is a usage error."""
+    from fcreplay.check import parse_fail_on
+
+    return _parse(parse_fail_on, value)
 
 
 def _parse(parse: Callable[[str], tuple[str, ...]], value: str) -> tuple[str, ...]:
@@ -29,8 +53,8 @@ def _parse(parse: Callable[[str], tuple[str, ...]], value: str) -> tuple[str, ..
     "--fail-on",
     default=SUITE_FAIL_ON,
     show_default=True,
-    help="Comma-separated reasons to fail on: regression, drift, schema, missing, new, "
-    "unsafe, flaky, changed. With --cassette-dir: schema, history, failed, error and the "
+    help="Comma-separated reasons to fail on: stale, regression, drift, schema, missing, "
+    "new, unsafe, flaky, changed. With --cassette-dir: schema, history, failed, error and the "
     "golden classes (default there: schema,history,regression,missing,new).",
 )
 @jobs_option
@@ -65,6 +89,25 @@ def _parse(parse: Callable[[str], tuple[str, ...]], value: str) -> tuple[str, ..
     show_default=True,
     help="With --cassette-dir: the folder of the run log it writes.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Replay every unit, even those the check cache knows unchanged (the cache is "
+    "still written).",
+)
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="Only shard K of N (units are assigned by name): one CI job per shard, then "
+    "`fcreplay merge` their run logs and `fcreplay check --from-run` the result.",
+)
+@click.option(
+    "--from-run",
+    "from_run",
+    metavar="RUN",
+    help="Give the verdict of this run log (a path or a run id, e.g. one `fcreplay merge` "
+    "wrote) instead of replaying: the same report, golden diff and exit code.",
+)
 def command(
     config_path: str | None,
     fail_on: str,
@@ -74,6 +117,9 @@ def command(
     golden_dir: Path | None,
     allow: tuple[str, ...],
     runs: Path,
+    no_cache: bool,
+    shard: str | None,
+    from_run: str | None,
 ) -> bool:
     """Replay the suite offline and compare it with the golden baselines.
 
@@ -91,6 +137,11 @@ def command(
     if cassette_dir is not None or contract_path is not None:
         from fcreplay.commands.check_cassettes import check_cassettes
 
+        if shard is not None or from_run is not None or no_cache:
+            raise click.UsageError(
+                "--shard, --from-run and --no-cache check a suite, not --cassette-dir"
+            )
+
         if cassette_dir is None or contract_path is None:
             raise click.UsageError("--cassette-dir and --contract go together")
         ctx = click.get_current_context()
@@ -99,23 +150,49 @@ def command(
             cassette_dir, contract_path, golden_dir, allow, runs, fail_on if given else None
         )
     from fcreplay.check import parse_fail_on, run_check
-    from fcreplay.commands.output import echo, guard_of
     from fcreplay.inputs.suite import load_suite
+
+    reasons = _parse(parse_fail_on, fail_on)
+    chosen = _shard(shard)
+    if from_run is not None and chosen is not None:
+        raise click.UsageError("--from-run gives the verdict of a run log: it takes no --shard")
+    suite = load_suite(config_path)
+    if from_run is not None:
+        from fcreplay.commands.runarg import locate_run
+        from fcreplay.fanin import check_run_log
+
+        result = check_run_log(suite, locate_run(from_run, config_path), fail_on=reasons)
+    else:
+        result = run_check(suite, fail_on=reasons, processes=jobs, cache=not no_cache, shard=chosen)
+    return show_result(result, str(suite.config.source))
+
+
+def show_result(result: CheckResult, config_path: str) -> bool:
+    """Print what `fcreplay check` prints of `result` and return whether it passes."""
+    from fcreplay.commands.output import echo, guard_of
     from fcreplay.render.report import render_text
     from fcreplay.render.schemadiff import render
 
-    reasons = _parse(parse_fail_on, fail_on)
-    suite = load_suite(config_path)
-    guard = guard_of(str(suite.config.source))
-    result = run_check(suite, fail_on=reasons, processes=jobs)
+    guard = guard_of(config_path)
+    for note in result.counted.notes if result.counted else ():
+        click.echo(note, err=True)
+    headline = result.headline()
+    if headline is not None:
+        echo(guard, headline)
     echo(guard, f"replayed run {result.run.run_id} ({result.run.log_path})")
     echo(guard, render_text(result.report), nl=False)
-    for record in result.run.problems[:MAX_SHOWN]:
-        echo(guard, f"drift: {record.unit} #{record.attempt}: {record.problem}")
+    for line in problem_lines(result, MAX_SHOWN):
+        echo(guard, line)
     if result.schema.blocking:
         echo(guard, render(result.schema, "text"), nl=False)
-    shown = [d for d in result.golden.diffs if d.kind in reasons][:MAX_SHOWN]
-    for diff in shown:
+    failing = [d for d in result.golden.diffs if d.kind in result.fail_on and d.kind != "stale"]
+    for diff in failing[:MAX_SHOWN]:
         echo(guard, f"golden {diff.kind}: {diff.label}")
+    if len(failing) > MAX_SHOWN:
+        echo(
+            guard,
+            f"… and {len(failing) - MAX_SHOWN} more golden differences "
+            "(`fcreplay golden diff` lists them all)",
+        )
     echo(guard, result.summary())
     return result.ok

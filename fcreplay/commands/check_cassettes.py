@@ -24,6 +24,7 @@ def check_cassettes(
     from fcreplay.inputs.contract import load_contract
     from fcreplay.render.report import build_report, render_text
     from fcreplay.runlog import RunLogWriter, new_run_id, run_log_path
+    from fcreplay.runmarks import RunEnd
 
     try:
         reasons = DEFAULT_FAIL_ON if fail_on is None else parse_fail_on(fail_on)
@@ -41,6 +42,7 @@ def check_cassettes(
     with RunLogWriter(log, durable=False) as writer:
         for record in result.records:
             writer.append(record)
+        writer.end(RunEnd(run_id, "check", True, len(result.records)))
     click.echo(f"checked {result.cassettes} cassettes in {folder} against {contract_path} ({log})")
     if result.records:
         click.echo(render_text(build_report(result.records, run_id)), nl=False)

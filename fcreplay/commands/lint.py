@@ -36,6 +36,7 @@ def command(config_path: str | None, contract_path: str | None) -> bool:
     The formats: docs/config.md, docs/cases.md, docs/tool-results.md.
     """
     from fcreplay.inputs.suite import load_suite
+    from fcreplay.lint.prompt import prompt_version_warning
     from fcreplay.lint.suite import lint_suite
 
     if contract_path is not None:
@@ -52,6 +53,9 @@ def command(config_path: str | None, contract_path: str | None) -> bool:
             f"prompt    {suite.config.system_prompt}: {suite.config.prompt_version}, "
             f"{len(suite.system_prompt)} characters"
         )
+        moved = prompt_version_warning(suite)
+        if moved is not None:
+            click.echo(f"  warning  {moved}")
     click.echo(
         f"cases     {suite.config.cases}: {len(suite.cases)} cases, version {suite.cases_version}"
     )

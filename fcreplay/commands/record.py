@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from fcreplay.commands.options import config_option
-from fcreplay.commands.running import selection_options, summarize
+from fcreplay.commands.running import error_lines, selection_options, summarize
 
 
 @click.command("record")
@@ -20,6 +20,12 @@ from fcreplay.commands.running import selection_options, summarize
     "new_episodes: replay what still matches and record the rest.",
 )
 @click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the plan (units, requests it would send live, cassettes it would replace) "
+    "and stop; nothing is sent or written.",
+)
+@click.option(
     "--resume",
     metavar="RUN_ID",
     help="Continue an interrupted run: skip attempts already in runs/RUN_ID.jsonl.",
@@ -31,6 +37,7 @@ def command(
     variants: tuple[str, ...],
     concurrency: int,
     record_mode: str,
+    dry_run: bool,
     resume: str | None,
 ) -> bool:
     """Run the suite against the live providers and record it.
@@ -48,18 +55,31 @@ def command(
 
     suite = load_suite(config_path)
     guard = guard_of(str(suite.config.source))
-    result = record(
-        suite,
-        RecordOptions(
-            targets=targets,
-            variants=variants,
-            case_ids=case_ids,
-            record_mode=record_mode,  # type: ignore[arg-type]
-            concurrency=concurrency,
-            resume=resume,
-        ),
+    options = RecordOptions(
+        targets=targets,
+        variants=variants,
+        case_ids=case_ids,
+        record_mode=record_mode,  # type: ignore[arg-type]
+        concurrency=concurrency,
+        resume=resume,
     )
+    if dry_run:
+        from fcreplay.engine.dryrun import plan_recording
+
+        for line in plan_recording(suite, options).lines():
+            echo(guard, line)
+        return True
+    result = record(suite, options)
     echo(guard, f"recorded run {result.run_id}")
     for line in summarize(result):
         echo(guard, line)
-    return True
+    failed = error_lines(result)
+    if failed:
+        echo(
+            guard,
+            f"fix the cause, then send the failed attempts again with "
+            f"`fcreplay record --resume {result.run_id}`",
+        )
+    for line in failed:
+        echo(guard, line)
+    return not failed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from fcreplay.commands.options import config_option, jobs_option
-from fcreplay.commands.running import selection_options, summarize
+from fcreplay.commands.running import problem_lines, selection_options, summarize
 
 
 @click.command("replay")
@@ -57,34 +57,6 @@ def command(
     echo(guard, f"replayed run {result.run_id}")
     for line in summarize(result):
         echo(guard, line)
-    problems = result.problems
-    shown: set[str] = set()
-    for record in problems:
-        message = record.problem or ""
-        if message in shown:
-            continue  # every attempt of a unit without a cassette says the same
-        shown.add(message)
-        if len(shown) > 20:
-            echo(guard, f"  ... and more; see {result.log_path}", err=True)
-            break
-        echo(guard, f"  {record.unit} #{record.attempt}: {message}", err=True)
-        drift = record.drift
-        for change in (drift.changes or ()) if drift else ():
-            echo(
-                guard,
-                f"      {change.path or '/'}: recorded {_show(change.before)}, "
-                f"now {_show(change.after)}",
-                err=True,
-            )
-    return not problems
-
-
-def _show(value: object) -> str:
-    import json
-
-    from fcreplay.structdiff import MISSING
-
-    if value is MISSING:
-        return "(missing)"
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:77] + "..."
+    for line in problem_lines(result):
+        echo(guard, f"  {line}", err=True)
+    return not result.problems

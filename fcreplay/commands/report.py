@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from fcreplay.commands.options import config_option
+
+if TYPE_CHECKING:
+    from fcreplay.commands.runarg import ChosenLog
+    from fcreplay.golden.diff import GoldenDiff
+    from fcreplay.inputs.prices import Price
 
 
 @click.command("report")
@@ -40,11 +47,40 @@ def command(
     from fcreplay.render.report import render
 
     guard = guard_of(config_path)
-    path, records = read_run(run, config_path)
-    text = render(records, output_format)
+    chosen = read_run(run, config_path)
+    path, records = chosen.path, chosen.records
+    golden = _golden_diff(chosen, config_path) if output_format == "html" else None
+    text = render(records, output_format, golden, _prices(config_path))
     if output:
         write_output(guard, output, text)
         echo(guard, f"report of {path} written to {output}")
     else:
         echo(guard, text, nl=False)
     return True
+
+
+def _golden_diff(chosen: ChosenLog, config_path: str | None) -> GoldenDiff | None:
+    """The run against the suite's goldens, when there is a suite and a golden folder."""
+    from fcreplay.errors import InputError
+    from fcreplay.golden.diff import diff_run
+    from fcreplay.inputs.config import load_config
+
+    try:
+        folder = load_config(config_path).golden
+    except InputError:
+        return None  # a run log read without a suite (a proxy's, say)
+    if not folder.is_dir():
+        return None
+    scope = chosen.end.scope if chosen.end is not None else None
+    return diff_run(chosen.records, folder, scope=scope)
+
+
+def _prices(config_path: str | None) -> dict[str, Price]:
+    """The suite's token prices per model id, when there is a suite configuration."""
+    from fcreplay.errors import InputError
+    from fcreplay.inputs.config import load_config
+
+    try:
+        return dict(load_config(config_path).prices)
+    except InputError:
+        return {}

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, DecisionKind, signature
 from fcreplay.engine.conversation import Conversation, converse
+from fcreplay.engine.drift import drift_summary, labelled_changes
 from fcreplay.engine.plan import Unit, unit_settings
 from fcreplay.engine.players import Mismatch, Player
+from fcreplay.engine.sources import record_hint
 from fcreplay.finding import Finding
+from fcreplay.fingerprint import Fingerprint
 from fcreplay.inputs.suite import Suite
 from fcreplay.judge.expectations import judge_expectation
 from fcreplay.judge.history import check_history, history_finding, history_of
@@ -25,7 +30,10 @@ from fcreplay.record import (
     StepRecord,
     Verdict,
 )
+from fcreplay.structdiff import Difference
 from fcreplay.version import __version__
+
+_T = TypeVar("_T")
 
 
 def run_attempt(
@@ -38,39 +46,49 @@ def run_attempt(
     run_id: str,
     max_retries: int,
     clock: Callable[[], float] = time.monotonic,
+    fingerprint: Fingerprint | None = None,
+    recorded_with: Fingerprint | None = None,
+    cassette: str | None = None,
+    on_retry: Callable[[str], None] | None = None,
 ) -> AttemptRecord:
     """Run one attempt of a unit and return its run-log record (never raises for findings)."""
     started = clock()
-    conversation = converse(suite, unit, player, adapter=adapter, max_retries=max_retries)
+    conversation = converse(
+        suite, unit, player, adapter=adapter, max_retries=max_retries, on_retry=on_retry
+    )
     judged = _judge(suite, unit, conversation, adapter)
     error: AttemptError | None = None
     ended_by = conversation.ended_by
     if isinstance(ended_by, Mismatch):
         # SchemaChange is a finding about the adapter, not a failure to get an answer.
-        judged.findings.append(_drift(ended_by, step=len(judged.steps)))
+        changes = labelled_changes(ended_by, suite=suite, unit=unit, adapter=adapter)
+        judged.findings.append(_drift(ended_by, changes, unit, step=len(judged.steps)))
     else:
         error = ended_by
     verdict: Verdict = "error" if error else ("fail" if judged.findings else "pass")
     settings = unit_settings(suite, unit, 0)
+    expected = unit.expectation
     return AttemptRecord(
         run_id=run_id,
         target=unit.target.name,
         adapter=adapter.NAME,
         model=unit.target.model,
-        model_reported=conversation.model_reported,
+        model_reported=_shared(conversation.model_reported),
         variant=unit.variant,
         case_id=unit.case.id,
         attempt=attempt,
         elapsed_ms=round((clock() - started) * 1000),
-        request_settings=SentSettings(
-            tool_choice=settings.tool_choice.mode,
-            forced_tool=settings.tool_choice.tool,
-            parallel_tool_calls=settings.parallel_tool_calls,
-            strict=settings.strict,
-            temperature=settings.temperature,
-            max_output_tokens=settings.max_output_tokens,
-            stream=settings.stream,
-            max_steps=conversation.max_steps,
+        request_settings=_one_of_equals(
+            SentSettings(
+                tool_choice=settings.tool_choice.mode,
+                forced_tool=settings.tool_choice.tool,
+                parallel_tool_calls=settings.parallel_tool_calls,
+                strict=settings.strict,
+                temperature=settings.temperature,
+                max_output_tokens=settings.max_output_tokens,
+                stream=settings.stream,
+                max_steps=conversation.max_steps,
+            )
         ),
         request_sha256=conversation.first_request_sha256,
         adapter_version=adapter.VERSION,
@@ -78,13 +96,17 @@ def run_attempt(
         contract_hash=suite.contract.contract_hash,
         cases_version=suite.cases_version,
         fcreplay_version=__version__,
-        expect=ExpectedOutline(unit.expectation.kind, tuple(unit.expectation.tools)),
+        expect=_one_of_equals(ExpectedOutline(expected.kind, tuple(expected.tools))),
         verdict=verdict,
-        signature=signature(judged.first) if judged.first else None,
+        signature=_one_of_equals(signature(judged.first)) if judged.first else None,
         steps=tuple(judged.steps),
         findings=tuple(judged.findings),
         transport_error=error,
         tags=unit.case.tags,
+        fingerprint=fingerprint,
+        recorded_with=recorded_with,
+        cassette=cassette,
+        messages=unit.case.messages,
     )
 
 
@@ -129,9 +151,20 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
             StepRecord(
                 step,
                 turn.request_sha256,
-                decision,
+                # The record keeps what its run-log line holds: the raw body and the
+                # native assistant turn served the conversation, and would make every
+                # record several times larger (workers send records to the parent).
+                replace(
+                    decision,
+                    raw_response=None,
+                    assistant_turn=None,
+                    finish_reason=_shared(decision.finish_reason),
+                    model=_shared(decision.model),
+                ),
                 tuple(classify_arguments(call, contract) for call in decision.calls),
                 tuple(execution.result for execution in turn.executions),
+                latency_ms=turn.latency_ms,
+                retries=turn.retries,
             )
         )
         if phase_open and (step == 0 or decision.calls):
@@ -169,16 +202,42 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
     return judged
 
 
-def _drift(mismatch: Mismatch, *, step: int) -> Finding:
-    first = mismatch.changes[0].to_json() if mismatch.changes else None
+def _shared(text: str | None) -> str | None:
+    """One object for the texts most records repeat (interned)."""
+    return None if text is None else sys.intern(text)
+
+
+_EQUALS: dict[tuple[type, str], Any] = {}
+"""One object per distinct value that many records hold (settings, outlines, signatures),
+keyed by type and repr, which tell `0` from `0.0` and `True` from `1` as `==` does not."""
+
+
+def _one_of_equals(value: _T) -> _T:
+    key = (type(value), repr(value))
+    known = _EQUALS.get(key)
+    if known is None:
+        if len(_EQUALS) >= 4096:
+            _EQUALS.clear()
+        known = _EQUALS[key] = value
+    shared: _T = known
+    return shared
+
+
+def _drift(
+    mismatch: Mismatch, changes: tuple[Difference, ...], unit: Unit, *, step: int
+) -> Finding:
+    first = changes[0].to_json() if changes else None
+    message = mismatch.message
+    if changes and mismatch.where:
+        message = f"request drift at {mismatch.where}: {drift_summary(changes)} changed"
     return Finding(
         "request_drift",
         first["path"] if first else "",
         first["before"] if first else None,
         first["after"] if first else None,
-        mismatch.message,
+        f"{message}; re-record with `{record_hint(unit)}`",
         step=step,
-        changes=mismatch.changes,
+        changes=changes,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,6 +31,9 @@ class Turn:
     """The fake executor's answer to each call; empty when the conversation stopped here."""
     request_body: Any = field(default=None, compare=False, repr=False)
     """The request as built, for the checks of its tool-loop history."""
+    latency_ms: int | None = None
+    """The provider's answer time, summed over the turn's retries; None when unknown."""
+    retries: int = 0
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,13 @@ class Conversation:
 
 
 def converse(
-    suite: Suite, unit: Unit, player: Player, *, adapter: ClientAdapter, max_retries: int
+    suite: Suite,
+    unit: Unit,
+    player: Player,
+    *,
+    adapter: ClientAdapter,
+    max_retries: int,
+    on_retry: Callable[[str], None] | None = None,
 ) -> Conversation:
     """Hold the attempt's conversation: re-send the whole history each turn, answering
     calls from the suite's tool results, until the model answers without calls."""
@@ -68,13 +78,30 @@ def converse(
         )
         request = with_target_options(request, unit.target)
         requests.append(request)
-        outcome = _send(player, adapter, request, step=step, max_retries=max_retries)
+        sent = _send(
+            player,
+            adapter,
+            request,
+            step=step,
+            max_retries=max_retries,
+            on_retry=on_retry,
+            target=unit.target.name,
+        )
+        outcome = sent.outcome
         if not isinstance(outcome, Decision):
             ended_by = outcome
             break
         decision = outcome
         model_reported = model_reported or decision.model
-        turns.append(Turn(request.body_sha256, decision, request_body=request.body))
+        turns.append(
+            Turn(
+                request.body_sha256,
+                decision,
+                request_body=request.body,
+                latency_ms=sent.latency_ms,
+                retries=sent.retries,
+            )
+        )
         if not decision.calls or decision.kind != "tool_call" or unit.single_turn:
             break
         if step == max_steps - 1:
@@ -102,24 +129,47 @@ def converse(
     )
 
 
+@dataclass(frozen=True)
+class _Sent:
+    """The outcome of one turn's request, with what getting it took."""
+
+    outcome: Decision | ProviderError | Mismatch | Aborted
+    latency_ms: int | None
+    retries: int
+
+
 def _send(
-    player: Player, adapter: ClientAdapter, request: WireRequest, *, step: int, max_retries: int
-) -> Decision | ProviderError | Mismatch | Aborted:
+    player: Player,
+    adapter: ClientAdapter,
+    request: WireRequest,
+    *,
+    step: int,
+    max_retries: int,
+    on_retry: Callable[[str], None] | None,
+    target: str,
+) -> _Sent:
     """Send with bounded retries on retryable provider errors, honouring their delays."""
     retries = 0
+    latency: int | None = 0
     while True:
         answer = player.answer(request, step=step)
         if not isinstance(answer, WireResponse):
-            return answer
+            return _Sent(answer, latency if retries else None, retries)
+        latency = (
+            None if latency is None or answer.latency_ms is None else latency + answer.latency_ms
+        )
         if answer.events is not None and 200 <= answer.status < 300:
             outcome = adapter.parse_stream(answer.status, list(answer.events))
         else:
             outcome = adapter.parse_decision(answer.status, answer.body)
         if not isinstance(outcome, ProviderError) or not outcome.retryable:
-            return outcome
+            return _Sent(outcome, latency, retries)
         delay = None if retries == max_retries else _retry_delay(outcome, answer, retries)
         if delay is None:
-            return outcome
+            return _Sent(outcome, latency, retries)
+        if on_retry is not None:
+            what = outcome.type if outcome.type == "incomplete_stream" else str(outcome.status)
+            on_retry(f"{what} from {target}, retry {retries + 1}/{max_retries} in {delay:.1f} s")
         player.pause(delay)
         retries += 1
 

@@ -19,7 +19,7 @@ from fcreplay.cassettes.redaction import scrub_url
 from fcreplay.engine.plan import Unit
 from fcreplay.errors import InputError, Problem
 from fcreplay.inputs.suite import Suite
-from fcreplay.runlog import RunHeader
+from fcreplay.runmarks import RunHeader
 
 
 def run_fingerprint(

@@ -100,8 +100,29 @@ def unit_tools(suite: Suite, unit: Unit) -> list[ToolSpec]:
     return tools[::-1] if unit.variant == "reversed" else tools
 
 
+_SETTINGS: list[tuple[Suite, dict[tuple[int, bool], tuple[Unit, RequestSettings]]]] = []
+"""The settings already made for the units of the latest suite, by unit and first step
+or not: each request asks again. Only one suite's are kept, so none is held for long."""
+_SETTINGS_LIMIT = 1 << 18
+
+
 def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
-    """Request settings for one step of one unit."""
+    """Request settings for one step of one unit (only the first step differs)."""
+    made = next((known for owner, known in _SETTINGS if owner is suite), None)
+    if made is None or len(made) > _SETTINGS_LIMIT:  # another suite, or many runs of it
+        made = {}
+        _SETTINGS[:] = [(suite, made)]
+    key = (id(unit), step == 0)
+    hit = made.get(key)
+    # The entry holds the unit, so its id is not reused while the entry exists.
+    if hit is not None and hit[0] is unit:
+        return hit[1]
+    settings = _unit_settings(suite, unit, step)
+    made[key] = (unit, settings)
+    return settings
+
+
+def _unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     config = suite.config
     if unit.variant == "no_tools":
         choice = ToolChoice("no_tools")

@@ -7,7 +7,6 @@ there is no answer to give (no recording, connection refused). Nothing is raised
 
 from __future__ import annotations
 
-import marshal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -19,8 +18,16 @@ from fcreplay.canonical import same_value
 from fcreplay.cassettes.interactions import Interaction, RecordedRequest
 from fcreplay.cassettes.redaction import SecretGuard, scrub_headers, scrub_url
 from fcreplay.cassettes.unit import PlacedInteraction
-from fcreplay.neutral import RoundTrip, TransportError, WireRequest, WireResponse
+from fcreplay.neutral import (
+    ATTEMPT_HEADER,
+    SIMULATED_LATENCY_HEADER,
+    RoundTrip,
+    TransportError,
+    WireRequest,
+    WireResponse,
+)
 from fcreplay.record import Aborted
+from fcreplay.strictjson import exact_json
 from fcreplay.structdiff import Difference, differences
 
 
@@ -31,6 +38,11 @@ class Mismatch:
     message: str
     changes: tuple[Difference, ...]
     """Every difference in the body; empty when the method or path already differ."""
+    where: str = ""
+    """`<cassette> interaction N (step S)`: the recording that no longer matches."""
+    recorded_body: Any = None
+    sent_body: Any = None
+    """The two bodies, for describing the drift in the suite's own terms."""
 
 
 Answer = WireResponse | Mismatch | Aborted
@@ -79,11 +91,13 @@ class LivePlayer:
         self.recorded: list[PlacedInteraction] = []
 
     def answer(self, request: WireRequest, *, step: int) -> Answer:
+        started = time.monotonic()
+        numbered = replace(request, headers={**request.headers, ATTEMPT_HEADER: str(self._attempt)})
         try:
-            sent = self._transport.send(request)
+            sent = self._transport.send(numbered)
         except TransportError as exc:
             return Aborted(exc.kind, str(exc))
-        response = sent.response
+        response = replace(sent.response, latency_ms=_latency(sent.response, started))
         if self._guard is not None:
             # Whatever a secret header carried is refused wherever it turns up later.
             for headers in (sent.request_headers, response.headers):
@@ -101,7 +115,9 @@ class LivePlayer:
             replace(response, headers=scrub_headers(response.headers, secret)),
         )
         self.recorded.append(
-            PlacedInteraction(self._attempt, step, interaction, request.body_sha256)
+            PlacedInteraction(
+                self._attempt, step, interaction, request.body_sha256, response.latency_ms
+            )
         )
         return response
 
@@ -121,6 +137,11 @@ class ReplayPlayer:
         self._hint = record_hint
         self.last: PlacedInteraction | None = None
         """The interaction the latest exchange was answered from."""
+
+    @property
+    def answered(self) -> int:
+        """Requests answered from the recording so far."""
+        return self._next
 
     def answer(self, request: WireRequest, *, step: int) -> Answer:
         if self._next >= len(self._placed):
@@ -148,8 +169,15 @@ class ReplayPlayer:
                 f"request drift at {where}: the body differs at {shown}"
                 + (f" and {len(changes) - 5} more" if len(changes) > 5 else ""),
                 tuple(changes),
+                where,
+                recorded.body,
+                request.body,
             )
-        return placed.interaction.response
+        # The latency is the recorded one: a replay reports what recording measured.
+        response = placed.interaction.response
+        if placed.latency_ms is None:
+            return response
+        return replace(response, latency_ms=placed.latency_ms)
 
     def pause(self, seconds: float) -> None:
         """Replay never waits: the recorded retry already happened."""
@@ -168,6 +196,11 @@ class NewEpisodesPlayer:
     def recorded(self) -> list[PlacedInteraction]:
         """The interactions this attempt ends up with: those replayed, then those recorded."""
         return self._replayed + self._live.recorded
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """(requests sent live, requests answered from the cassette)."""
+        return len(self._live.recorded), len(self._replayed)
 
     def answer(self, request: WireRequest, *, step: int) -> Answer:
         if not self._live_now:
@@ -197,30 +230,36 @@ class MissingCassettePlayer:
         """Nothing to wait for."""
 
 
+def _latency(response: WireResponse, started: float) -> int:
+    declared = response.headers.get(SIMULATED_LATENCY_HEADER)
+    if declared is not None and declared.isdigit():
+        return int(declared)
+    return round((time.monotonic() - started) * 1000)
+
+
 def _same_request(placed: PlacedInteraction, request: WireRequest) -> bool:
     """Whether the rebuilt request's body is the recorded one.
 
-    Nearly every replayed request matches, so the common case must be cheap:
-    marshal is C speed and exact (it tells `true` from `1`, unlike `==`), and an
-    adapter builds keys in a fixed order, so equal bodies give equal bytes. Any
-    other case (keys reordered, `1.0` for `1`) gets the canonical comparison.
+    Nearly every replayed request matches, so the common case must be cheap: both
+    bodies as exact JSON bytes (C speed, and exact: it tells `true` from `1` and
+    `1.0` from `1`, unlike `==`), equal because an adapter builds keys in a fixed
+    order. Any other case (keys reordered, `1.0` for `1`) gets the canonical
+    comparison.
     """
     recorded = placed.interaction.request.body
-    exact = _exact(recorded)
-    if exact is not None and exact == _exact(request.body):
+    if _exactly_equal(recorded, request.body):
         if placed.request_sha256 is not None:
             request.assume_sha256(placed.request_sha256)
         return True
     return same_value(recorded, request.body)
 
 
-def _exact(value: Any) -> bytes | None:
-    # Version 0 writes values only: later versions also record which strings are
-    # interned or shared, which differs between a loaded and a built body.
-    try:
-        return marshal.dumps(value, 0)
-    except ValueError:  # not plain data (an odd cassette): let same_value decide
-        return None
+def _exactly_equal(left: Any, right: Any) -> bool:
+    one = exact_json(left)
+    if one is None or one != exact_json(right):
+        return False
+    # Equal bytes are equal values, unless a non-finite float was written as null.
+    return b"null" not in one or left == right
 
 
 def _path_and_query(uri: str) -> str:

@@ -40,11 +40,11 @@ class Progress:
             self.failed += record.verdict == "fail"
             self.errors += record.verdict == "error"
             where = f"{record.unit} #{record.attempt}"
+            now = time.monotonic()
             line = (
                 f"{self._label}[{self.done}/{self.total}] {self.failed} with findings, "
-                f"{self.errors} errors  {where}"
+                f"{self.errors} errors  {self._pace(now)}  {where}"
             )
-            now = time.monotonic()
             if self._tty:
                 self._stream.write(f"\r\033[K{line}")
             elif self.done == self.total or now - self._last_plain >= 2.0:
@@ -53,9 +53,28 @@ class Progress:
                 self._stream.write(line + "\n")
             self._stream.flush()
 
+    def _pace(self, now: float) -> str:
+        """Elapsed time, attempts per second, and the time left at that rate."""
+        elapsed = now - self._started
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        left = (self.total - self.done) / rate if rate > 0 else None
+        eta = "?" if left is None else _duration(left)
+        return f"{_duration(elapsed)} elapsed, {rate:.1f}/s, ETA {eta}"
+
     def finish(self) -> None:
         """End the progress line."""
         with self._lock:
             if self._tty and self.done:
                 self._stream.write("\n")
                 self._stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """`4.2 s`, `3 min 05 s`, `1 h 02 min`."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"

@@ -6,39 +6,35 @@ from, what is kept, how durable the log is) is decided once, by the run's source
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Mapping
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
+import fcreplay.collector as collector
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.atomic import sweep
 from fcreplay.cassettes.redaction import SecretGuard
-from fcreplay.cassettes.store import CassetteMeta
-from fcreplay.cassettes.unit import UnitCassette
-from fcreplay.confine import confined
-from fcreplay.engine.attempt import run_attempt
 from fcreplay.engine.fingerprint import check_resumable, run_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
-from fcreplay.engine.players import Player, Transport
+from fcreplay.engine.players import Transport
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource, Source
+from fcreplay.engine.unitrun import UnitRun
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runlog import (
-    RunHeader,
     RunLogWriter,
+    finish_in_order,
     new_run_id,
     read_run_log,
-    record_line,
-    rewrite_in_order,
     run_log_path,
 )
+from fcreplay.runmarks import RunEnd, RunHeader, RunScope
+from fcreplay.shards import Shard
 
 RecordMode = Literal["all", "once", "new_episodes"]
 
@@ -57,6 +53,22 @@ class RunOptions:
     """Where run logs go (default: the suite's `runs`)."""
     cassettes_dir: Path | None = None
     """Where cassettes are (default: the suite's `cassettes`)."""
+    shard: Shard | None = None
+    """Only the units of this shard (`check --shard K/N`); the others are left to other jobs."""
+
+
+class Reuse(Protocol):
+    """Units a replay need not run: every attempt's log line is known already (check's
+    cache holds them from an earlier run of the same inputs)."""
+
+    def covers(self, unit: Unit) -> bool:
+        """Whether `unit`'s lines are known (it is then not replayed)."""
+        ...
+
+    def lines(self, run_id: str) -> tuple[Sequence[tuple[AttemptKey, int]], bytes]:
+        """The known lines of every covered unit in plan order, stamped with `run_id`:
+        each one's attempt and length, and their bytes back to back."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,9 @@ class ReplayOptions(RunOptions):
     """Also shown every cassette the replay reads (check feeds schema diff this way, so
     cassettes are read once); in worker processes each chunk gets a fresh one that
     is merged back."""
+    reuse: Reuse | None = None
+    """Units whose log lines are known: written to the log as they are, not replayed, not
+    shown to `observer`."""
 
 
 @dataclass(frozen=True)
@@ -94,16 +109,28 @@ class RunResult:
     skipped: int = 0
     """Attempts already in the log when resuming."""
     notes: tuple[str, ...] = field(default=())
+    """What the user was told along the way (a torn log line, a cassette kept)."""
+    scope: RunScope = field(default_factory=RunScope)
+    requests: Mapping[str, int] = field(default_factory=dict)
+    """When recording: requests sent `live` and answered from cassettes (`replayed`)."""
+    reused: int = 0
+    """Attempts whose log lines came from `ReplayOptions.reuse`: they are in the log, not
+    in `records`."""
 
     @property
     def problems(self) -> list[AttemptRecord]:
         """Attempts that could not be replayed faithfully: drift or a missing recording."""
         return [r for r in self.records if r.drift is not None or r.replay_miss]
 
+    @property
+    def errors(self) -> list[AttemptRecord]:
+        """Attempts that got no decision to judge (transport or provider errors)."""
+        return [r for r in self.records if r.transport_error is not None]
+
 
 def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = None) -> RunResult:
     """Run the suite live, writing cassettes and a durable run log as attempts finish."""
-    units = _units(suite, options)
+    units = planned_units(suite, options)
     adapters = _adapters(units)
     source = RecordSource(suite, units, adapters, options.record_mode, options.transports)
     mode = f"record:{options.record_mode}"
@@ -112,29 +139,40 @@ def record(suite: Suite, options: RecordOptions, *, progress: Progress | None = 
 
 def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = None) -> RunResult:
     """Run the suite from its cassettes, offline: drift and missing recordings are findings."""
-    units = _units(suite, options)
+    units = planned_units(suite, options)
     source = ReplaySource(options.observer, SecretGuard(suite.config.secret_values()))
-    processes = _processes(options.processes, len(units))
-    return _run(
-        suite,
-        options,
-        units,
-        _adapters(units),
-        source,
-        progress,
-        processes=processes,
-        mode="replay",
-    )
+    if options.reuse is not None and options.resume is not None:
+        raise ValueError("a resumed replay reuses its own log; it takes no other lines")
+    reuse = options.reuse
+    running = len(units) if reuse is None else sum(not reuse.covers(u) for u in units)
+    processes = _processes(options.processes, running)
+    with collector.paused():
+        return _run(
+            suite,
+            options,
+            units,
+            _adapters(units),
+            source,
+            progress,
+            processes=processes,
+            mode="replay",
+            reuse=reuse,
+        )
 
 
-def _units(suite: Suite, options: RunOptions) -> list[Unit]:
-    return plan_units(
+def planned_units(suite: Suite, options: RunOptions) -> list[Unit]:
+    """The units a run of `options` runs, in plan order (its shard's only, when sharded)."""
+    units = plan_units(
         suite, targets=options.targets, variants=options.variants, case_ids=options.case_ids
     )
+    shard = options.shard
+    if shard is None:
+        return units
+    return [u for u in units if shard.owns(u.target.name, u.variant, u.case.id)]
 
 
 def _adapters(units: list[Unit]) -> dict[str, ClientAdapter]:
-    return {u.target.adapter: get_adapter(u.target.adapter) for u in units}
+    return {name: get_adapter(name) for name in dict.fromkeys(u.target.adapter for u in units)}
 
 
 def _run(
@@ -147,6 +185,7 @@ def _run(
     *,
     processes: int,
     mode: str,
+    reuse: Reuse | None = None,
 ) -> RunResult:
     """Run every planned attempt and return the records of this run.
 
@@ -176,31 +215,55 @@ def _run(
     if options.resume:
         contents = read_run_log(log_path)
         check_resumable(log_path, contents.header, mode, fingerprint)
-        done = {r.key for r in contents.records}
-        spans = {r.key: span for r, span in zip(contents.records, contents.spans, strict=True)}
+        # An attempt that got no answer is not done: resuming sends it again.
+        kept = [
+            (r, span)
+            for r, span in zip(contents.records, contents.spans, strict=True)
+            if r.verdict != "error"
+        ]
+        done = {r.key for r, _ in kept}
+        spans = {r.key: span for r, span in kept}
+        if contents.torn_line is not None or contents.end is not None:
+            truncate_to = contents.complete_bytes  # the torn line and the run-end go
         if contents.torn_line is not None:
-            truncate_to = contents.complete_bytes
             notes.append(
                 f"{log_path}:{contents.torn_line}: incomplete last record (the run was "
                 "interrupted while writing it); ignored, that attempt runs again"
             )
-    run = _Run(
+    covered = [u for u in units if reuse.covers(u)] if reuse is not None else []
+    reused = {
+        (u.target.name, u.variant, u.case.id, n) for u in covered for n in range(1, repetitions + 1)
+    }
+    run = UnitRun(
         suite,
-        units,
+        [u for u in units if not reuse.covers(u)] if reuse is not None else units,
         run_id,
         done,
         cassettes,
         adapters,
         source,
         reads_disk=source.reads_cassettes(resuming=options.resume is not None),
+        resuming=options.resume is not None,
     )
-    todo = sum(1 for key in order if key not in done)
+    todo = sum(1 for key in order if key not in done and key not in reused)
     progress = progress or Progress(todo)
     progress.total = todo
+    again = f"resuming run {run_id}" if options.resume else f"{source.label} run {run_id}"
+    known = f" ({len(reused)} more known from the cache)" if reused else ""
+    progress.note(f"{again}: {todo} attempts{known}, log {log_path}")
     for note in notes:
         progress.note(note)
+
+    def remark(text: str) -> None:
+        notes.append(text)
+        progress.note(text)
+
+    run.note = remark
+    if source.label == "record":
+        run.on_retry = progress.note
     lock = threading.Lock()
     records: list[AttemptRecord] = []
+    scope = RunScope(options.targets, options.variants, options.case_ids, options.shard)
     writer = RunLogWriter(
         log_path,
         truncate_to=truncate_to,
@@ -213,136 +276,89 @@ def _run(
             writer.start(RunHeader(run_id, mode, fingerprint))
 
         def emit(record: AttemptRecord) -> None:
-            line = record_line(record)
+            line = writer.checked_line(record)
             with lock:
-                writer.append_line(record.key, line)
+                writer.append_line(record.key, line, checked=True)
                 records.append(record)
             progress.advance(record)
 
+        def emit_block(done: list[AttemptRecord], block: bytes, sizes: list[int]) -> None:
+            writer.append_block([record.key for record in done], sizes, block)
+            records.extend(done)
+            for record in done:
+                progress.advance(record)
+
         try:
+            if reuse is not None and covered:
+                writer.append_known(*reuse.lines(run_id))
+            # The pools (multiprocessing, concurrent.futures) load only when used.
             if processes > 1:
-                _run_in_processes(run, processes, emit)
+                from fcreplay.engine.pools import run_in_processes
+
+                run_in_processes(run, processes, emit_block, writer.checked_line)
             elif options.concurrency > 1:
-                _run_in_threads(run, options.concurrency, emit)
+                from fcreplay.engine.pools import run_in_threads
+
+                run_in_threads(run, options.concurrency, emit)
             else:
-                for unit in units:
+                for unit in run.units:
                     run.run_unit(unit, emit)
+        except BaseException as exc:
+            # The log says it is unfinished, so nobody takes it for a whole run.
+            reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else _first_line(exc)
+            writer.end(RunEnd(run_id, source.label, False, len(writer.spans), reason, scope))
+            if isinstance(exc, KeyboardInterrupt):
+                selection = "".join(
+                    f" --{option} {value}"
+                    for option, values in (
+                        ("target", scope.targets),
+                        ("variant", scope.variants),
+                        ("case", scope.case_ids),
+                    )
+                    for value in values
+                )
+                progress.note(
+                    f"interrupted: {len(writer.spans)} attempts are in {log_path}; "
+                    + source.resume_hint(run_id, selection)
+                )
+            raise
         finally:
             progress.finish()
             source.close()
-    rewrite_in_order(log_path, writer.spans, order)
+    end = RunEnd(run_id, source.label, True, len(writer.spans), None, scope)
+    finish_in_order(log_path, writer.spans, order, end, durable=source.durable)
     position = {key: index for index, key in enumerate(order)}
     records.sort(key=lambda r: position[r.key])
-    return RunResult(run_id, log_path, tuple(records), skipped=len(done), notes=tuple(notes))
+    return RunResult(
+        run_id,
+        log_path,
+        tuple(records),
+        skipped=len(done),
+        notes=tuple(notes),
+        scope=scope,
+        requests=source.request_counts(),
+        reused=len(reused),
+    )
 
 
-Emit = Callable[[AttemptRecord], None]
-
-
-@dataclass
-class _Run:
-    """What every unit of one run shares."""
-
-    suite: Suite
-    units: list[Unit]
-    run_id: str
-    done: set[AttemptKey]
-    cassettes: Path
-    adapters: dict[str, ClientAdapter]
-    source: Source
-    reads_disk: bool
-
-    def run_unit(self, unit: Unit, emit: Emit) -> None:
-        """Run the attempts of one unit not already done, emitting each record."""
-        repetitions = self.suite.config.repetitions
-        adapter = self.adapters[unit.target.adapter]
-        meta = CassetteMeta(unit.target.name, adapter.NAME, unit.variant, unit.case.id)
-        path = confined(unit.cassette_path(self.cassettes), self.cassettes)
-        limits = self.suite.config.limits
-        cassette = (
-            UnitCassette.load(path, meta, limits) if self.reads_disk else UnitCassette(path, meta)
-        )
-        finished = [
-            n
-            for n in range(1, repetitions + 1)
-            if (unit.target.name, unit.variant, unit.case.id, n) in self.done
-        ]
-        plan = self.source.open(unit, cassette, finished)
-        for attempt in range(1, repetitions + 1):
-            if attempt in finished:
-                continue
-            player: Player = plan.player(attempt)
-            record = run_attempt(
-                self.suite,
-                unit,
-                attempt,
-                player,
-                adapter=adapter,
-                run_id=self.run_id,
-                max_retries=self.suite.config.max_retries,
-            )
-            plan.keep(attempt)
-            emit(record)
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _processes(requested: int | None, units: int) -> int:
     """Worker processes for a replay: by default only when big enough to repay the
     start-up; fork is required (the workers inherit the loaded suite)."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
     if requested is not None:
-        return max(1, min(requested, units))
-    return max(1, min(len(os.sched_getaffinity(0)), units // _UNITS_PER_PROCESS))
+        wanted = max(1, min(requested, units))
+    else:
+        wanted = max(1, min(len(os.sched_getaffinity(0)), units // _UNITS_PER_PROCESS))
+    if wanted == 1:
+        return 1  # a small suite never loads multiprocessing at all
+    import multiprocessing
+
+    return wanted if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
 _UNITS_PER_PROCESS = 100
 """Below this many units per worker, starting processes costs more than it saves."""
-_FORKED: _Run | None = None
-"""The run a forked replay worker works on (inherited, so nothing is pickled in)."""
-
-
-def _replay_chunk(indexes: list[int]) -> tuple[list[AttemptRecord], CassetteObserver | None]:
-    assert _FORKED is not None
-    run = _FORKED
-    observer = run.source.fresh_observer()
-    records: list[AttemptRecord] = []
-    for index in indexes:
-        run.run_unit(run.units[index], records.append)
-    return records, observer
-
-
-def _run_in_processes(run: _Run, processes: int, emit: Emit) -> None:
-    global _FORKED
-    _FORKED = run
-    # Several chunks per worker keep the workers busy to the end and the log growing.
-    size = max(1, len(run.units) // (processes * 8))
-    chunks = [list(range(i, min(i + size, len(run.units)))) for i in range(0, len(run.units), size)]
-    context = multiprocessing.get_context("fork")
-    try:
-        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-            futures = [pool.submit(_replay_chunk, chunk) for chunk in chunks]
-            try:
-                for future in as_completed(futures):
-                    records, observed = future.result()
-                    for record in records:
-                        emit(record)
-                    run.source.merge_observer(observed)
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
-    finally:
-        _FORKED = None
-
-
-def _run_in_threads(run: _Run, concurrency: int, emit: Emit) -> None:
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        futures = [pool.submit(run.run_unit, unit, emit) for unit in run.units]
-        try:
-            wait(futures)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
-        for future in futures:
-            future.result()  # re-raise the first worker error

@@ -7,7 +7,9 @@ the attempt it keeps what must be kept (a recording source saves the cassette).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -51,6 +53,10 @@ class UnitPlayers(Protocol):
     def keep(self, attempt: int) -> None:
         """Called when the attempt's record is ready, before it is logged."""
 
+    def finish(self, complete: bool) -> str | None:
+        """Called after the unit's last attempt; `complete` when every attempt got its
+        answer. Returns a note for the user, if there is something to say."""
+
 
 class Source(Protocol):
     """What differs between recording and replaying a suite."""
@@ -64,9 +70,17 @@ class Source(Protocol):
 
     def reads_cassettes(self, *, resuming: bool) -> bool: ...
 
+    def resume_hint(self, run_id: str, selection: str) -> str:
+        """What to run to continue an interrupted run (`selection`: its options)."""
+        ...
+
     def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers: ...
 
     def fresh_observer(self) -> CassetteObserver | None: ...
+
+    def request_counts(self) -> dict[str, int]:
+        """Requests sent `live` and answered from cassettes (`replayed`), when recording."""
+        ...
 
     def merge_observer(self, observed: CassetteObserver | None) -> None: ...
 
@@ -86,6 +100,9 @@ class ReplaySource:
     def reads_cassettes(self, *, resuming: bool) -> bool:
         return True
 
+    def resume_hint(self, run_id: str, selection: str) -> str:
+        return "a replay is cheap: run it again"
+
     def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers:
         if self._observer is not None:
             if cassette.cassette is not None:
@@ -93,6 +110,9 @@ class ReplaySource:
             else:
                 self._observer.note_missing(cassette.path)
         return _Replaying(cassette, record_hint(unit))
+
+    def request_counts(self) -> dict[str, int]:
+        return {}
 
     def fresh_observer(self) -> CassetteObserver | None:
         # In a forked worker: count only what this worker reads, for the parent to merge.
@@ -122,6 +142,10 @@ class _Replaying:
     def keep(self, attempt: int) -> None:
         """A replay keeps nothing but its log."""
 
+    def finish(self, complete: bool) -> str | None:
+        """Nothing was written."""
+        return None
+
 
 class RecordSource:
     """Answers from the providers, kept in each unit's cassette as its attempts end."""
@@ -141,6 +165,8 @@ class RecordSource:
         self._repetitions = suite.config.repetitions
         self.guard = SecretGuard(suite.config.secret_values())
         self._secret_headers = suite.config.secret_headers
+        self._counts: Counter[str] = Counter(live=0, replayed=0)
+        self._count_lock = threading.Lock()
         self._transports: dict[str, Transport] = dict(transports or {})
         for target in {u.target.name: u.target for u in units}.values():
             if target.name not in self._transports:
@@ -149,6 +175,18 @@ class RecordSource:
 
     def reads_cassettes(self, *, resuming: bool) -> bool:
         return self._mode != "all" or resuming
+
+    def request_counts(self) -> dict[str, int]:
+        with self._count_lock:
+            return dict(self._counts)
+
+    def _count(self, live: int, replayed: int) -> None:
+        with self._count_lock:
+            self._counts["live"] += live
+            self._counts["replayed"] += replayed
+
+    def resume_hint(self, run_id: str, selection: str) -> str:
+        return f"continue with `fcreplay record --resume {run_id}{selection}`"
 
     def open(self, unit: Unit, cassette: UnitCassette, finished: Sequence[int]) -> UnitPlayers:
         # `once` records what the cassette lacks, attempt by attempt: a unit whose run
@@ -168,6 +206,7 @@ class RecordSource:
             live,
             (self.guard, self._secret_headers),
             record_hint(unit),
+            self._count,
         )
 
     def fresh_observer(self) -> CassetteObserver | None:
@@ -190,20 +229,27 @@ class _Recording:
         live: frozenset[int],
         guarding: tuple[SecretGuard, tuple[str, ...]],
         hint: str,
+        count: Callable[[int, int], None],
     ) -> None:
         self._cassette = cassette
+        self._count = count
+        self._replaying: ReplayPlayer | None = None
         self._transport = transport
         self._mode = mode
         self._live = live
         self._guard, self._secret_headers = guarding
         self._hint = hint
         self._recorder: Recorder | None = None
+        self._saved = False
 
     def player(self, attempt: int) -> Player:
         self._recorder = None
         if attempt not in self._live:
             placed = self._cassette.of_attempt(attempt)
-            return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
+            self._replaying = ReplayPlayer(
+                placed, cassette=self._cassette.path, record_hint=self._hint
+            )
+            return self._replaying
         live = LivePlayer(self._transport, attempt, self._guard, self._secret_headers)
         if self._mode == "new_episodes":
             placed = self._cassette.of_attempt(attempt)
@@ -214,9 +260,33 @@ class _Recording:
         return self._recorder
 
     def keep(self, attempt: int) -> None:
-        if self._recorder is not None:
+        if isinstance(self._recorder, NewEpisodesPlayer):
+            self._count(*self._recorder.counts)
+        elif self._recorder is not None:
+            self._count(len(self._recorder.recorded), 0)
+        elif self._replaying is not None:
+            self._count(0, self._replaying.answered)
+        # An attempt that reached no provider (connection refused) has nothing to keep.
+        if self._recorder is not None and (self._recorder.recorded or self._saved):
             self._cassette.put(attempt, self._recorder.recorded)
             self._cassette.save(self._guard)
+            self._saved = True
+
+    def finish(self, complete: bool) -> str | None:
+        if not self._saved:
+            return None
+        if complete:
+            self._cassette.commit()
+            return None
+        kept = (
+            f"kept {self._cassette.path} unchanged"
+            if self._cassette.exists
+            else f"wrote no {self._cassette.path}"
+        )
+        return (
+            f"{kept}: not every attempt got an answer; the recording so far waits in "
+            f"{self._cassette.staging} for `--resume`"
+        )
 
 
 def record_hint(unit: Unit) -> str:

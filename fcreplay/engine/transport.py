@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import fcreplay.strictjson as strictjson
 from fcreplay.cassettes.framing import decode as decode_stream
@@ -69,6 +71,10 @@ class HttpTransport:
         except self._http.TimeoutException as exc:
             budget.spend(0)  # a read timeout past the deadline is the deadline's
             raise TransportError("timeout", f"{shown}: timed out ({type(exc).__name__})") from None
+        except self._http.ConnectError as exc:
+            # Named by host, not URL, so every refused request to one server reads alike.
+            reason = _ERRNO.sub("", str(exc)) or type(exc).__name__
+            raise TransportError("connection", f"{reason} at {_host(shown)}") from None
         except self._http.TransportError as exc:
             message = str(exc).replace(self._base_url, self._shown)
             raise TransportError("connection", f"{shown}: {message}") from None
@@ -77,6 +83,13 @@ class HttpTransport:
     def close(self) -> None:
         """Close the connection pool."""
         self._client.close()
+
+
+_ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).netloc or url
 
 
 class _Budget:

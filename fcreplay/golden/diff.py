@@ -2,6 +2,10 @@
 
 Classes, tried in this order for an entry present on both sides that differs:
 
+* stale       the run could not replay the entry faithfully (request drift or no
+              recording): its cassette is out of date, so the model was not tested;
+              the cause (which input changed) and the command that re-records it
+              come with it (see `fcreplay.stale`);
 * regression  the golden verdict was pass, the run's is not;
 * fix         the golden verdict was not pass, the run's is;
 * changed     same signatures but another verdict or other finding codes;
@@ -11,22 +15,32 @@ Classes, tried in this order for an entry present on both sides that differs:
 
 And for an entry on one side only: `new` (the run has it, the golden does not:
 record it with `fcreplay golden update`) and `missing` (the golden has it, the run
-produced no attempt for it). Argument-level differences come from
-`fcreplay.structdiff`, computed only for entries whose signatures differ.
+produced no attempt for it, within what the run was asked to run: a run of one
+case or one target leaves the other entries alone). Argument-level differences
+come from `fcreplay.structdiff`, computed only for entries whose signatures differ;
+each finding code the run added comes with its evidence (`fcreplay.evidence`).
+
+`diff_against` compares with any baseline per target: `diff_run` gives it the golden
+files, `fcreplay diff` another run's entries (`fcreplay.golden.rundiff`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fcreplay.evidence import Evidence, first_evidence
+from fcreplay.golden.compare import RunComparison
 from fcreplay.golden.store import EntryKey, GoldenEntry, SignatureCount, load_golden, observe
 from fcreplay.record import AttemptRecord
+from fcreplay.runmarks import RunScope
+from fcreplay.stale import Staleness, causes_of, staleness
 from fcreplay.structdiff import Difference, differences
 
-CLASSES = ("regression", "fix", "changed", "flaky", "new", "missing")
+CLASSES = ("regression", "fix", "flaky", "changed", "stale", "new", "missing")
+"""Every class, in the order a reviewer reads them."""
 MAX_CHANGES = 20
 """Argument differences kept per entry; a rewrite of everything says little more."""
 
@@ -44,6 +58,10 @@ class EntryDiff:
     now: GoldenEntry | None
     changes: tuple[Difference, ...] = ()
     """Differences between representative decisions: paths like /calls/0/arguments/x."""
+    causes: tuple[str, ...] = ()
+    """For `stale`: which inputs changed since the recording (see `fcreplay.stale`)."""
+    evidence: tuple[Evidence, ...] = ()
+    """The first finding of each code the run added, with what shows it."""
 
     @property
     def label(self) -> str:
@@ -69,6 +87,8 @@ class EntryDiff:
             "findings_added": added,
             "findings_dropped": dropped,
             "changes": [change.to_json() for change in self.changes],
+            "causes": list(self.causes),
+            "evidence": [item.to_json() for item in self.evidence],
         }
 
 
@@ -80,6 +100,11 @@ class GoldenDiff:
     diffs: tuple[EntryDiff, ...]
     unchanged: tuple[tuple[str, str, str], ...] = field(default=())
     """(target, case_id, variant) of every entry equal to its golden."""
+    staleness: Staleness = field(default_factory=lambda: Staleness((), (), ()))
+    """The run's stale units, their causes and the commands that re-record them."""
+    comparison: RunComparison | None = None
+    """For `fcreplay diff`: the two runs compared (the baseline is the first's entries);
+    None for a diff against the golden files."""
 
     def counts(self) -> dict[str, int]:
         """Entries per class, every class present."""
@@ -100,20 +125,33 @@ class GoldenDiff:
         return f"{shown}; {len(self.unchanged)} unchanged"
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
+        """The JSON form; a run diff adds `comparison` (the `golden` side is the first run's)."""
+        data: dict[str, Any] = {
             "run_id": self.run_id,
             "counts": {**self.counts(), "unchanged": len(self.unchanged)},
             "diffs": [diff.to_json() for diff in self.diffs],
+            "stale": {
+                "units": len(self.staleness.units),
+                "causes": dict(self.staleness.causes),
+                "record_commands": list(self.staleness.commands),
+            },
         }
+        if self.comparison is not None:
+            data["comparison"] = self.comparison.to_json()
+        return data
 
 
-def classify(golden: GoldenEntry | None, now: GoldenEntry | None) -> str | None:
-    """The class of a golden/run pair, or None when they match."""
+def classify(
+    golden: GoldenEntry | None, now: GoldenEntry | None, *, stale: bool = False
+) -> str | None:
+    """The class of a golden/run pair, or None when they match; `stale` when the run
+    could not replay the entry faithfully."""
     if golden is None:
         return "new"
     if now is None:
         return "missing"
+    if stale:
+        return "stale"
     if golden == now:
         return None
     if golden.verdict == "pass" and now.verdict != "pass":
@@ -155,25 +193,91 @@ def _counterpart(candidates: Sequence[SignatureCount], item: SignatureCount) -> 
     return candidates[0]
 
 
+Baselines = Mapping[str, Mapping[EntryKey, GoldenEntry]]
+"""Per target: the entries a run is compared with (golden files, or another run's)."""
+UnitCauses = Mapping[tuple[str, str, str], tuple[str, ...]]
+"""(target, case_id, variant) -> why the baseline side of that entry is stale."""
+
+
 def diff_run(
-    records: Iterable[AttemptRecord], golden_dir: Path, *, run_id: str | None = None
+    records: Iterable[AttemptRecord],
+    golden_dir: Path,
+    *,
+    run_id: str | None = None,
+    scope: RunScope | None = None,
 ) -> GoldenDiff:
-    """Compare a run's records with the golden files of the targets it ran."""
+    """Compare a run's records with the golden files of the targets it ran.
+
+    With the run's `scope`, golden entries outside what it was asked to run (other
+    cases, other variants) are left out instead of reported `missing`.
+    """
+    records = list(records)
+    baselines: dict[str, dict[EntryKey, GoldenEntry]] = {}
+    for target in dict.fromkeys(record.target for record in records):
+        golden = load_golden(golden_dir, target)
+        baselines[target] = golden.entries if golden else {}
+    return diff_against(records, baselines, run_id=run_id, scope=scope)
+
+
+def diff_against(
+    records: Iterable[AttemptRecord],
+    baselines: Baselines,
+    *,
+    run_id: str | None = None,
+    scope: RunScope | None = None,
+    stale_baseline: UnitCauses | None = None,
+    stale: Staleness | None = None,
+    comparison: RunComparison | None = None,
+) -> GoldenDiff:
+    """Compare a run's records with a baseline per target it ran (see `diff_run`).
+
+    `stale_baseline` names the entries whose baseline side could not be trusted either
+    (another run's stale attempts), `stale` replaces the run's own staleness in the
+    result, and `comparison` says which two runs `fcreplay diff` compared.
+    """
+    records = list(records)
     observed = observe(records)
+    stale_units = stale if stale is not None else staleness(records, scope)
+    grouped: dict[tuple[str, str, str], list[AttemptRecord]] = {}
+    for record in records:
+        grouped.setdefault((record.target, record.case_id, record.variant), []).append(record)
     diffs: list[EntryDiff] = []
     unchanged: list[tuple[str, str, str]] = []
     for target, seen in observed.items():
         run_id = run_id or seen.run_id
-        golden = load_golden(golden_dir, target)
-        baseline: dict[EntryKey, GoldenEntry] = golden.entries if golden else {}
-        for key in sorted(set(seen.entries) | set(baseline)):
-            before, after = baseline.get(key), seen.entries.get(key)
-            kind = classify(before, after)
+        baseline = baselines.get(target, {})
+        wanted = {k: entry for k, entry in baseline.items() if in_scope(k, scope, target)}
+        for key in sorted(set(seen.entries) | set(wanted)):
+            before, after = wanted.get(key), seen.entries.get(key)
+            group = grouped.get((target, *key), [])
+            found = [c for record in group for c in causes_of(record) or ()]
+            found += (stale_baseline or {}).get((target, *key), ())
+            causes = tuple(dict.fromkeys(found))
+            kind = classify(before, after, stale=bool(causes))
             if kind is None:
                 unchanged.append((target, *key))
                 continue
             changes: tuple[Difference, ...] = ()
-            if before is not None and after is not None:
+            if before is not None and after is not None and kind != "stale":
                 changes = argument_changes(before, after)
-            diffs.append(EntryDiff(target, key[0], key[1], kind, before, after, changes))
-    return GoldenDiff(run_id, tuple(diffs), tuple(unchanged))
+            evidence: tuple[Evidence, ...] = ()
+            if after is not None and kind != "stale":
+                added = sorted(set(after.findings) - set(before.findings if before else ()))
+                evidence = tuple(first_evidence(group, added))
+            diffs.append(
+                EntryDiff(target, key[0], key[1], kind, before, after, changes, causes, evidence)
+            )
+    return GoldenDiff(run_id, tuple(diffs), tuple(unchanged), stale_units, comparison)
+
+
+def in_scope(key: EntryKey, scope: RunScope | None, target: str | None = None) -> bool:
+    """Whether a golden entry (of `target`, when given) is among what a run of `scope`
+    was asked to run; a shard's run holds only its own units."""
+    case_id, variant = key
+    if scope is None:
+        return True
+    if target is not None and scope.shard and not scope.shard.owns(target, variant, case_id):
+        return False
+    return (not scope.case_ids or case_id in scope.case_ids) and (
+        not scope.variants or variant in scope.variants
+    )

@@ -27,14 +27,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import fcreplay.strictjson as strictjson
-from fcreplay.atomic import finish_group, write_group_atomically
+from fcreplay.atomic import finish_group
 from fcreplay.canonical import canonical_json
-from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.confine import confined
 from fcreplay.errors import InputError
 from fcreplay.names import SEGMENT, is_path_name
@@ -304,82 +302,25 @@ def load_golden(folder: Path, target: str) -> GoldenFile | None:
     return golden
 
 
-@dataclass(frozen=True)
-class UpdateResult:
-    """What `update_golden` did to one target's file."""
-
-    target: str
-    path: Path
-    updated: tuple[EntryKey, ...]
-    unchanged: int
-    removed: tuple[EntryKey, ...] = ()
-
-    @property
-    def written(self) -> bool:
-        """Whether the file changed."""
-        return bool(self.updated or self.removed)
-
-
-def update_golden(
-    folder: Path,
-    records: Iterable[AttemptRecord],
-    *,
-    reason: str,
-    targets: Sequence[str] = (),
-    case_ids: Sequence[str] = (),
-    prune: bool = False,
-    now: datetime | None = None,
-    guard: SecretGuard | None = None,
-) -> list[UpdateResult]:
-    """Set the selected entries from a run's records; only changed entries get new provenance.
-
-    `prune` also deletes the selected targets' entries (of the selected cases) that
-    the run has no attempt for. Every changed file is written, or none is: a kill at
-    any moment leaves all of them as they were or all of them updated. A file that
-    would hold a credential refuses the whole update.
-    """
-    guard = guard or SecretGuard()
-    changed: dict[str, str] = {}
-    stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    results = []
+def golden_entries(
+    records: Iterable[AttemptRecord], *, reason: str, recorded_at: str
+) -> dict[str, dict[EntryKey, GoldenEntry]]:
+    """The entries a run gives, per target and sorted by case and variant, each with the
+    provenance `golden update` writes: what the update sets, and what `fcreplay diff`
+    compares a second run with."""
+    built: dict[str, dict[EntryKey, GoldenEntry]] = {}
     for target, seen in observe(records).items():
-        if targets and target not in targets:
-            continue
-        golden = load_golden(folder, target) or GoldenFile(target)
-        updated, unchanged = [], 0
+        built[target] = {}
         for key, entry in sorted(seen.entries.items()):
-            if case_ids and key[0] not in case_ids:
-                continue
-            if golden.entries.get(key) == entry:
-                unchanged += 1
-                continue
             provenance = Provenance(
                 run_id=seen.run_id or "",
-                recorded_at=stamp,
+                recorded_at=recorded_at,
                 model=seen.model,
                 model_reported=seen.models_reported.get(key),
                 fcreplay_version=__version__,
                 reason=reason,
             )
-            golden.entries[key] = GoldenEntry(
+            built[target][key] = GoldenEntry(
                 entry.verdict, entry.verdicts, entry.signatures, entry.findings, provenance
             )
-            updated.append(key)
-        removed = [
-            key
-            for key in sorted(golden.entries)
-            if prune and key not in seen.entries and (not case_ids or key[0] in case_ids)
-        ]
-        for key in removed:
-            del golden.entries[key]
-        path = golden_path(folder, target)
-        result = UpdateResult(target, path, tuple(updated), unchanged, tuple(removed))
-        if result.written:
-            text = golden.to_text()
-            guard.check(text, where=f"golden file {path}")
-            changed[path.relative_to(folder).as_posix()] = text
-        results.append(result)
-    if changed:
-        folder.mkdir(parents=True, exist_ok=True)
-        write_group_atomically(folder, changed)
-    return results
+    return built

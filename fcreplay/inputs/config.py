@@ -14,6 +14,7 @@ from fcreplay.adapters.registry import get_adapter
 from fcreplay.cassettes.redaction import url_secrets
 from fcreplay.errors import InputError
 from fcreplay.inputs import target_options as options
+from fcreplay.inputs.prices import Price, parse_prices
 from fcreplay.inputs.target_options import Header, SettingsOverride
 from fcreplay.limits import DEFAULT_LIMITS, LIMIT_KEYS, Limits, limit_value, positive_seconds
 from fcreplay.names import TARGET_NAME, is_name
@@ -65,6 +66,8 @@ class SuiteConfig:
     cassettes: Path = Path("cassettes")
     golden: Path = Path("golden")
     runs: Path = Path("runs")
+    cache: Path = Path(".fcreplay/cache")
+    """check's cache (disposable, git-ignored by the file it writes there)."""
     temperature: float | None = 0.0
     top_p: float | None = None
     max_output_tokens: int = 500
@@ -78,6 +81,8 @@ class SuiteConfig:
     """Script `fcreplay simulate` serves by default (the bundled loopback simulator)."""
     schema_diff_allow: tuple[str, ...] = ()
     """Schema-diff classes that do not fail `fcreplay schema-diff` (e.g. constraint_lost)."""
+    prices: tuple[tuple[str, Price], ...] = ()
+    """Per model id, its token prices: the report then gives the cost of an operation."""
     targets: tuple[Target, ...] = ()
     limits: Limits = DEFAULT_LIMITS
     """Bounds on what is read and recorded (keys `max_json_depth`, ... at top level)."""
@@ -217,6 +222,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "cassettes": _path,
     "golden": _path,
     "runs": _path,
+    "cache": _path,
     "temperature": _temperature,
     "top_p": options.top_p,
     "max_output_tokens": _positive_int,
@@ -230,6 +236,7 @@ _SUITE_FIELDS: dict[str, FieldRule] = {
     "schema_diff_allow": _schema_diff_classes,
     "secret_headers": _header_names,
     "allow_outside_project": _bool,
+    "prices": parse_prices,
     **{key: _limit(key) for key in LIMIT_KEYS},
 }
 _TARGET_FIELDS: dict[str, FieldRule] = {
@@ -331,6 +338,7 @@ def _build(table: dict[str, Any], source: Path, text: str, prefix: str) -> Suite
                 )
     for key in ("cassettes", "golden", "runs"):
         values.setdefault(key, root / key)
+    values.setdefault("cache", root / ".fcreplay" / "cache")
     raw_targets = table.get("targets", [])
     if not isinstance(raw_targets, list):
         raise fail("targets", "must be an array of tables ([[tool.fcreplay.targets]])")

@@ -275,7 +275,7 @@ def _text_findings(decision: Decision, expected: Expectation, after_error: bool)
                 Finding(
                     "false_success" if after_error else "text_mismatch",
                     "/text",
-                    f"no {phrase!r}",
+                    {"must_not_contain": phrase},
                     decision.text,
                     (
                         f"the answer claims success ({phrase!r}) after a failed tool call"

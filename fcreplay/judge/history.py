@@ -21,7 +21,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fcreplay.adapters.protocol import HistoryReader
 from fcreplay.finding import Finding
 from fcreplay.history import History, HistoryMessage
 
@@ -51,9 +50,13 @@ class HistoryProblem:
 
 def history_of(adapter: object, body: Any) -> History | None:
     """A request body's history read by the adapter's optional `read_history`, else None."""
-    if not isinstance(adapter, HistoryReader):
+    # What `isinstance(adapter, HistoryReader)` checks, without walking the protocol's
+    # members on every turn of every attempt.
+    read_history = getattr(adapter, "read_history", None)
+    if read_history is None:
         return None
-    return adapter.read_history(body)
+    history: History = read_history(body)
+    return history
 
 
 def history_finding(problem: HistoryProblem) -> Finding:

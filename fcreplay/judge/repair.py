@@ -19,7 +19,7 @@ ArgumentStatus = Literal["raw_valid", "repairable", "invalid"]
 _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Repair:
     """One value the policy changed."""
 
@@ -28,7 +28,7 @@ class Repair:
     after: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArgumentClassification:
     """How a call's arguments stand against its tool's schema, before and after repair."""
 

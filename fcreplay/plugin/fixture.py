@@ -20,16 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcreplay.cassettes.interactions import Interaction
 from fcreplay.clients.flavor import library
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.finding import Finding
-from fcreplay.inputs.cases import Expectation, parse_expectation
 from fcreplay.inputs.contract import Contract, load_contract
-from fcreplay.judge.expectations import judge_expectation
-from fcreplay.judge.history import history_finding
 from fcreplay.plugin.naming import TestName
 from fcreplay.record import AttemptRecord
 from fcreplay.traffic.judging import (
@@ -40,6 +37,9 @@ from fcreplay.traffic.judging import (
 )
 from fcreplay.traffic.player import TrafficPlayer
 from fcreplay.traffic.records import Conversation, exchange_records
+
+if TYPE_CHECKING:
+    from fcreplay.inputs.cases import Expectation
 
 ContractLike = Contract | str | Path
 
@@ -96,7 +96,7 @@ class Fcreplay:
         (None for one replay could not answer)."""
         count = len(self.player.timeline)
         if self._seen[0] != count:
-            self._seen = (count, model_exchanges(self.player.timeline))
+            self._seen = (count, model_exchanges(self.player.timeline, self.player.body_texts))
         return self._seen[1]
 
     @property
@@ -132,6 +132,10 @@ class Fcreplay:
     ) -> None:
         """Judge decision `index` against a suite expectation; findings fail with codes."""
         __tracebackhide__ = True
+        # What only assertions need loads when one is made: a replaying test skips it.
+        from fcreplay.inputs.cases import parse_expectation
+        from fcreplay.judge.expectations import judge_expectation
+
         chosen = self._need_contract(contract, "expect")
         exchange = self._exchange(index)
         try:
@@ -184,6 +188,8 @@ class Fcreplay:
     def assert_history(self, *, max_steps: int | None = None) -> None:
         """Check every request's history against the tool-loop rules of its wire format."""
         __tracebackhide__ = True
+        from fcreplay.judge.history import history_finding
+
         if max_steps is not None:
             self._max_steps = max_steps
         problems = history_problems(self.exchanges, max_steps=max_steps)

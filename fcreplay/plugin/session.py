@@ -19,11 +19,12 @@ from typing import Any
 
 from fcreplay.atomic import write_text_atomically
 from fcreplay.cassettes.redaction import SecretGuard
-from fcreplay.golden.diff import argument_changes, classify
-from fcreplay.golden.store import GoldenEntry, entry_of, golden_path, load_golden, update_golden
+from fcreplay.golden.store import GoldenEntry, entry_of, golden_path, load_golden
+from fcreplay.golden.update import update_golden
 from fcreplay.plugin.naming import TestName
 from fcreplay.record import AttemptRecord
 from fcreplay.runlog import RunLogWriter, read_run_log, record_line, run_log_path
+from fcreplay.runmarks import RunEnd, run_end_line
 from fcreplay.traffic.matching import show
 
 UPDATE_HINT = "run `pytest --fcreplay-update` to accept"
@@ -81,6 +82,9 @@ class PluginSession:
     def check(self, test: TestName, records: Sequence[AttemptRecord]) -> None:
         """Compare a test's records with its golden entries; AssertionError unless updating."""
         __tracebackhide__ = True
+        # Loaded by the first `assert_golden`: a session that makes none never needs it.
+        from fcreplay.golden.diff import classify
+
         key = (test.target, test.name)
         self.checked.add(key)
         now = {(r.case_id, r.variant): entry_of([r]) for r in records}
@@ -167,7 +171,8 @@ class PluginSession:
             key=lambda r: (r.test or "", r.case_id, _variant_order((r.case_id, r.variant)))
         )
         path = run_log_path(self.runs, self.run_id)
-        write_text_atomically(path, "".join(record_line(record) for record in records))
+        end = run_end_line(RunEnd(self.run_id, "pytest", True, len(records)))
+        write_text_atomically(path, "".join(record_line(record) for record in records) + end)
         for part in parts:
             part.unlink()
         cassettes = (
@@ -227,6 +232,8 @@ def _diff_line(variant: str, kind: str, before: GoldenEntry | None, now: GoldenE
         return (
             f"{variant}: missing: the golden has {before.summary()}, the test made no such exchange"
         )
+    from fcreplay.golden.diff import argument_changes
+
     assert before is not None and now is not None
     changes = argument_changes(before, now)
     detail = (

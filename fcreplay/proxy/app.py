@@ -68,7 +68,7 @@ class RunningProxy:
 @contextmanager
 def running_proxy(options: ProxyOptions, echo: Echo | None = None) -> Iterator[RunningProxy]:
     """Run the proxy in a background thread for the block (an embedding, or a test)."""
-    with _assembled(options, echo) as (service, journal):
+    with _assembled(options, echo, freeze=False) as (service, journal):
         server = bind(service.handle, options.host, options.port)
         with serving(server) as url:
             yield RunningProxy(url, service, journal)
@@ -76,17 +76,26 @@ def running_proxy(options: ProxyOptions, echo: Echo | None = None) -> Iterator[R
 
 @contextmanager
 def _assembled(
-    options: ProxyOptions, echo: Echo | None
+    options: ProxyOptions, echo: Echo | None, *, freeze: bool
 ) -> Iterator[tuple[ProxyService, ProxyJournal]]:
     settings = settings_of(options)
     run_id = new_run_id("proxy")
     contract = None if options.contract is None else load_contract(options.contract)
-    writer = None if options.runs is None else RunLogWriter(run_log_path(options.runs, run_id))
+    # Replaying is cheap to run again: its log is flushed per exchange but not synced
+    # (a sync per exchange, under the journal's lock, would cap the proxy's throughput).
+    durable = settings.mode != "none"
+    writer = (
+        None
+        if options.runs is None
+        else RunLogWriter(run_log_path(options.runs, run_id), durable=durable)
+    )
     journal = ProxyJournal(run_id, settings.target, echo, writer, contract)
     forwarder = None if settings.routes.empty else Forwarder(timeout=options.timeout)
+    service = ProxyService(settings, forwarder, journal, freeze=freeze)
     try:
-        yield ProxyService(settings, forwarder, journal), journal
+        yield service, journal
     finally:
+        service.close()
         journal.close()
         if forwarder is not None:
             forwarder.close()
@@ -98,7 +107,8 @@ def run_proxy(options: ProxyOptions, say: Echo, *, quiet: bool = False) -> bool:
     `say` prints the listening line, the closing summary and refusals; the line per
     exchange too unless `quiet`.
     """
-    with _assembled(options, None if quiet else say) as (service, journal):
+    # The process is the proxy's own: its collector may be tuned for it.
+    with _assembled(options, None if quiet else say, freeze=True) as (service, journal):
         try:
             server = bind(service.handle, options.host, options.port)
         except OSError as exc:

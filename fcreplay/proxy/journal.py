@@ -10,6 +10,7 @@ request without a recorded answer is logged as an `error` record whose
 
 from __future__ import annotations
 
+import marshal
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -26,10 +27,13 @@ from fcreplay.neutral import WireResponse
 from fcreplay.proxy.service import Outcome
 from fcreplay.record import AttemptRecord
 from fcreplay.runlog import RunLogWriter, record_line
+from fcreplay.runmarks import RunEnd
 from fcreplay.traffic.judging import ModelExchange
 from fcreplay.traffic.records import Conversation, exchange_records
 
 HOWS = ("recorded", "replayed", "miss", "error")
+_KNOWN_TOOL_LISTS = 64
+"""Distinct declared tool lists whose contract is kept (a suite has a handful)."""
 
 
 class ProxyJournal:
@@ -51,6 +55,7 @@ class ProxyJournal:
         self._lock = threading.Lock()
         self.counts: Counter[str] = Counter()
         self._ordinals: Counter[str] = Counter()
+        self._declared: dict[tuple[str, bytes], Contract] = {}
         self.records: list[AttemptRecord] = []
         """Every record written, in completion order."""
         self.refused: list[str] = []
@@ -97,8 +102,8 @@ class ProxyJournal:
         else:
             interaction = outcome.interaction
             result = parse_response(api, interaction)
-        exchange = ModelExchange(index, api, interaction, result, outcome.miss)
-        contract = self.contract or declared_tools(api, interaction.request.body)
+        exchange = ModelExchange(index, api, interaction, result, outcome.miss, outcome.body_text)
+        contract = self.contract or self._declared_tools(api, interaction.request.body)
         conversation = Conversation(self.run_id, self.target, name, contract=contract)
         found = call_findings(result, contract)
         (record,) = exchange_records(
@@ -111,6 +116,22 @@ class ProxyJournal:
         # exchange_records times the first exchange of a conversation only; here each is one.
         return replace(record, elapsed_ms=outcome.elapsed_ms)
 
+    def _declared_tools(self, api: str, body: object) -> Contract:
+        """The tools a request declared, one contract per distinct list: clients send the
+        same tools again and again, and a contract compiles its validators once."""
+        declared = declared_tools(api, body)
+        # marshal writes values faithfully (`true` is not `1`) and three times faster than
+        # json.dumps; equal bytes are equal tools, and unequal bytes for equal tools (keys
+        # in another order) only cost one more entry.
+        specs = tuple((t.name, t.description, t.parameters, t.effect) for t in declared.tools)
+        key = (api, marshal.dumps(specs, 0))
+        known = self._declared.get(key)
+        if known is None:
+            if len(self._declared) >= _KNOWN_TOOL_LISTS:
+                self._declared.clear()
+            known = self._declared[key] = declared
+        return known
+
     def summary(self) -> str:
         """`3 recorded, 0 replayed, 1 miss, 0 error; run log runs/....jsonl`."""
         counts = ", ".join(f"{self.counts[how]} {how}" for how in HOWS)
@@ -121,6 +142,8 @@ class ProxyJournal:
         """Close the run log."""
         with self._lock:
             if self._writer is not None:
+                # A proxy ends when it is stopped: its log is complete then.
+                self._writer.end(RunEnd(self.run_id, "proxy", True, len(self.records)))
                 self._writer.close()
                 self._writer = None
 

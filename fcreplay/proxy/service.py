@@ -6,6 +6,7 @@ provider-shaped error answer, never an exception.
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -74,6 +75,8 @@ class Outcome:
     """The credentials the client sent: whatever the journal writes must not hold them."""
     miss: Miss | None = None
     """Why a request got no recorded answer."""
+    body_text: str | None = None
+    """The recorded request body's sorted JSON when matching took it (`Replayed.body_text`)."""
 
 
 class Journal(Protocol):
@@ -97,13 +100,22 @@ class ProxyService:
     """Answers requests for the HTTP server; thread-safe."""
 
     def __init__(
-        self, settings: ProxySettings, forwarder: Forwarder | None, journal: Journal
+        self,
+        settings: ProxySettings,
+        forwarder: Forwarder | None,
+        journal: Journal,
+        *,
+        freeze: bool = False,
     ) -> None:
+        """`freeze`: the process is the proxy's own (the CLI), so the service may tune its
+        garbage collector (see `_player`); an embedding's collector is left alone."""
         self.settings = settings
         self._forwarder = forwarder
         self._journal = journal
         self._players: dict[Path, TrafficPlayer] = {}
         self._lock = threading.Lock()
+        self._freeze = freeze
+        self._frozen = False
         self.refused: list[str] = []
         """Why exchanges were not written: the cassette would have held a credential."""
 
@@ -128,11 +140,24 @@ class ProxyService:
         secrets = request.credentials()
 
         def finished(
-            how: str, interaction: Interaction | None, message: str | None, miss: Miss | None = None
+            how: str,
+            interaction: Interaction | None,
+            message: str | None,
+            miss: Miss | None = None,
+            body_text: str | None = None,
         ) -> None:
             elapsed = int((time.monotonic() - started) * 1000)
             outcome = Outcome(
-                choice, destination, how, recorded, interaction, message, elapsed, secrets, miss
+                choice,
+                destination,
+                how,
+                recorded,
+                interaction,
+                message,
+                elapsed,
+                secrets,
+                miss,
+                body_text,
             )
             self._journal.note(outcome)
 
@@ -143,7 +168,7 @@ class ProxyService:
             return _error_reply(destination.adapter, 500, f"fcreplay proxy: {exc}", "error")
         found = player.lookup(request)
         if isinstance(found, Replayed):
-            finished("replayed", found.interaction, None)
+            finished("replayed", found.interaction, None, body_text=found.body_text)
             recorded_reply = reply_of(found.interaction.response, found.interaction.request.uri)
             headers = recorded_reply.headers | {PROXY_HEADER: "replayed"}
             if found.interaction.response.events is None:
@@ -191,7 +216,21 @@ class ProxyService:
                 meta = traffic_meta(self.settings.target, choice.name)
                 player = TrafficPlayer(choice.path, meta, self.settings.mode)
                 self._players[choice.path] = player
+                if self._freeze:
+                    # A player lives as long as the proxy and its cassette's values hold
+                    # no cycles: frozen, they are not walked again by every full collection
+                    # (a quarter of a replay's time once a few hundred cassettes are
+                    # loaded). What garbage is frozen with them waits for `close`.
+                    gc.freeze()
+                    self._frozen = True
             return player
+
+    def close(self) -> None:
+        """Hand what the proxy froze back to the collector."""
+        with self._lock:
+            if self._frozen:
+                gc.unfreeze()
+            self._frozen = False
 
 
 def _kept(headers: dict[str, str]) -> dict[str, str]:

@@ -1,35 +1,46 @@
-"""Golden diff output: text for terminals, Markdown for pull requests, JSON, JUnit XML for CI."""
+"""Golden diff output: text for terminals, Markdown for pull requests, JSON, JUnit XML for CI.
+
+Stale entries (the recording is out of date) are never shown as model results: text
+and Markdown group them under one heading with the re-record command, JUnit fails
+them with type "stale", JSON classes them "stale" with their causes.
+"""
 
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from typing import Any
 
 from fcreplay.golden.diff import EntryDiff, GoldenDiff
-from fcreplay.render.markdown import cell, table
+from fcreplay.render.golden_markdown import render_markdown
+from fcreplay.render.golden_parts import (
+    Words,
+    by_case,
+    comparison_lines,
+    evidence_line,
+    fold,
+    of_class,
+    record_command,
+    side,
+    stale_causes,
+    words,
+)
 from fcreplay.schemadiff.classes import show_value
-from fcreplay.structdiff import Difference
 
-UPDATE_HINT = "accept with `fcreplay golden update --reason TEXT` (add --case ID to pick entries)"
+FORMATS = ("text", "markdown", "json", "junit")
 
 
 def render(diff: GoldenDiff, fmt: str) -> str:
-    """The diff in one of text, markdown, json, junit."""
+    """The diff in one of text, markdown, json, junit (markdown with its default cap)."""
     renderers = {
         "text": render_text,
-        "markdown": render_markdown,
+        "markdown": lambda d: render_markdown(d),
         "json": lambda d: json.dumps(d.to_json(), ensure_ascii=False, indent=2) + "\n",
         "junit": render_junit,
     }
     return renderers[fmt](diff)
 
 
-def _side(entry: Any) -> str:
-    return entry.summary() if entry is not None else "(none)"
-
-
-def _detail_lines(diff: EntryDiff) -> list[str]:
+def detail_lines(diff: EntryDiff, said: Words) -> list[str]:
     """What changed in one entry, one fact a line, for text and JUnit."""
     lines = [
         f"{change.path}: {show_value(change.before, 80)} -> {show_value(change.after, 80)}"
@@ -38,103 +49,54 @@ def _detail_lines(diff: EntryDiff) -> list[str]:
     added, dropped = diff.findings_change()
     if added or dropped:
         lines.append("findings: " + " ".join([f"+{c}" for c in added] + [f"-{c}" for c in dropped]))
+    lines += [evidence_line(item) for item in diff.evidence]
     if diff.kind == "new":
-        lines.append("no golden entry yet; " + UPDATE_HINT)
+        lines.append(said.new_note)
     if diff.kind == "missing":
-        lines.append("the run has no attempt for this golden entry")
+        lines.append(said.missing_note)
     return lines
 
 
-def _headline(diff: GoldenDiff) -> str:
+def _headline(diff: GoldenDiff) -> list[str]:
+    compared = diff.comparison
+    if compared is not None:
+        runs = f"A {compared.before.run_id} -> B {compared.after.run_id}"
+        return [f"run diff: {runs}: {diff.summary()}", *comparison_lines(compared)]
     run = f"run {diff.run_id}: " if diff.run_id else ""
-    return f"golden diff: {run}{diff.summary()}"
+    return [f"golden diff: {run}{diff.summary()}"]
 
 
 def render_text(diff: GoldenDiff) -> str:
-    """One line per differing entry, its details indented below it."""
-    lines = [_headline(diff)]
-    for entry in diff.diffs:
-        lines.append(f"{entry.label}  {entry.kind}  {_side(entry.golden)}  ->  {_side(entry.now)}")
-        lines += [f"    {line}" for line in _detail_lines(entry)]
-    if diff.diffs:
-        lines.append(UPDATE_HINT)
-    return "\n".join(lines) + "\n"
-
-
-def _code(value: Any) -> str:
-    return "`" + cell(show_value(value, 80)).replace("`", "'") + "`"
-
-
-def _change_table(changes: tuple[Difference, ...]) -> list[str]:
-    rows = [(f"`{cell(c.path or '/')}`", _code(c.before), _code(c.after)) for c in changes]
-    return table(("path", "golden", "now"), rows)
-
-
-def render_markdown(diff: GoldenDiff) -> str:
-    """Summary line, one table per target, the details of each entry folded."""
-    counts = diff.counts()
-    status = "no differences" if diff.clean else diff.summary()
-    lines = [
-        f"**fcreplay golden diff** ({status})" + (f" — run `{diff.run_id}`" if diff.run_id else "")
-    ]
-    targets = list(dict.fromkeys(d.target for d in diff.diffs))
-    for target in targets:
-        entries = [d for d in diff.diffs if d.target == target]
-        lines += ["", f"### {cell(target)}", ""]
-        lines += table(
-            ("case", "variant", "class", "golden", "now"),
-            [
-                (
-                    cell(entry.case_id),
-                    cell(entry.variant),
-                    f"**{entry.kind}**",
-                    cell(_side(entry.golden)),
-                    cell(_side(entry.now)),
-                )
-                for entry in entries
-            ],
+    """The stale entries first as one block, then one line per other differing entry."""
+    said = words(diff)
+    lines = _headline(diff)
+    stale = of_class(diff, "stale")
+    if stale:
+        causes = "; ".join(f"{text} ({n})" for text, n in stale_causes(diff))
+        lines.append(
+            f"stale: {len(stale)} entries not compared, {causes}; re-record with: "
+            f"{record_command(diff)}"
         )
-        for entry in entries:
-            lines += [
-                "",
-                f"<details><summary>{cell(entry.label)}: {entry.kind}</summary>",
-                "",
-            ]
-            if entry.changes:
-                lines += [*_change_table(entry.changes), ""]
-            added, dropped = entry.findings_change()
-            if added or dropped:
-                shown = [f"+`{c}`" for c in added] + [f"−`{c}`" for c in dropped]
-                lines += ["findings: " + " ".join(shown), ""]
-            if entry.golden is not None:
-                lines += [_provenance_line(entry), ""]
-            lines.append("</details>")
-    if not diff.clean:
-        total = sum(counts.values())
-        lines += [
-            "",
-            f"_{total} {'entry differs' if total == 1 else 'entries differ'}; {UPDATE_HINT}._",
-        ]
+        lines += [f"    {case}: {fold(entries)}" for case, entries in by_case(stale).items()]
+    for entry in diff.diffs:
+        if entry.kind == "stale":
+            continue
+        lines.append(f"{entry.label}  {entry.kind}  {side(entry.golden)}  ->  {side(entry.now)}")
+        lines += [f"    {line}" for line in detail_lines(entry, said)]
+    if said.hint and any(entry.kind != "stale" for entry in diff.diffs):
+        lines.append(said.hint)
     return "\n".join(lines) + "\n"
-
-
-def _provenance_line(entry: EntryDiff) -> str:
-    provenance = entry.golden.provenance if entry.golden else None
-    if provenance is None:
-        return "golden: no provenance"
-    return (
-        f"golden from run `{provenance.run_id}` ({provenance.recorded_at}, model "
-        f"`{provenance.model_reported or provenance.model}`): {cell(provenance.reason)}"
-    )
 
 
 def render_junit(diff: GoldenDiff) -> str:
     """JUnit XML: a test suite per target, a test case per case × variant.
 
-    Every differing class except `fix` is a failure; a fix passes with a note,
-    since only the golden is out of date.
+    Every differing class except `fix` is a failure (a stale one with type "stale"
+    and the re-record command); a fix passes with a note, since only the golden is
+    out of date.
     """
-    suites = ET.Element("testsuites", name="fcreplay golden diff")
+    said = words(diff)
+    suites = ET.Element("testsuites", name=f"fcreplay {said.title}")
     by_target: dict[str, list[tuple[str, str, EntryDiff | None]]] = {}
     for target, case_id, variant in diff.unchanged:
         by_target.setdefault(target, []).append((case_id, variant, None))
@@ -153,15 +115,24 @@ def render_junit(diff: GoldenDiff) -> str:
             )
             if entry is None:
                 continue
-            body = "\n".join(
-                [f"{_side(entry.golden)} -> {_side(entry.now)}", *_detail_lines(entry)]
-            )
+            if entry.kind == "stale":
+                message = f"stale: {entry.label}: the recording is out of date, not a model result"
+                body = "\n".join(
+                    [
+                        f"causes: {', '.join(entry.causes)}",
+                        f"re-record: fcreplay record --target {entry.target} "
+                        f"--variant {entry.variant} --case {entry.case_id}",
+                    ]
+                )
+            else:
+                message = f"{entry.kind}: {entry.label}"
+                body = "\n".join(
+                    [f"{side(entry.golden)} -> {side(entry.now)}", *detail_lines(entry, said)]
+                )
             if entry.kind == "fix":
                 ET.SubElement(case, "system-out").text = "fix: " + body
             else:
-                failure = ET.SubElement(
-                    case, "failure", type=entry.kind, message=f"{entry.kind}: {entry.label}"
-                )
+                failure = ET.SubElement(case, "failure", type=entry.kind, message=message)
                 failure.text = body
         total += len(cases)
         failures += failed

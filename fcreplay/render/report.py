@@ -12,14 +12,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from fcreplay.golden.diff import GoldenDiff
+from fcreplay.inputs.prices import Price
 from fcreplay.metrics import METRICS, Tally, positional_sensitivity, tally, tally_by_tag
+from fcreplay.operation import operation_figures
 from fcreplay.record import AttemptRecord
 from fcreplay.render.markdown import table
+from fcreplay.render.report_errors import error_markdown, error_text
 from fcreplay.render.report_figures import HEADERS, notes, rate
-from fcreplay.render.report_html import render_html
+from fcreplay.render.report_operation import operation_markdown, operation_text
 
 REPORT_FORMAT = 1
 
@@ -38,30 +42,55 @@ ERROR_COLUMNS = (
 
 
 def build_report(
-    records: Sequence[AttemptRecord], run_id: str | None = None, *, by_tag: bool = False
+    records: Sequence[AttemptRecord],
+    run_id: str | None = None,
+    *,
+    by_tag: bool = False,
+    prices: Mapping[str, Price] | None = None,
 ) -> dict[str, Any]:
-    """The JSON-ready report of a run's attempt records.
+    """The JSON-ready report of a run's attempt records (with `prices`, what each
+    completed operation cost; see `fcreplay.operation`).
 
     With `by_tag`, `by_tag` lists the same results per case tag (when cases have tags).
     """
-    tallies = tally(records)
-    results = [_result(target, variant, counts) for (target, variant), counts in tallies.items()]
     extra: dict[str, Any] = {}
     if by_tag and any(record.tags for record in records):
         extra["by_tag"] = [
             {"tag": tag, **_result(target, variant, counts)}
             for (tag, target, variant), counts in tally_by_tag(records).items()
         ]
+    return report_of(
+        tally(records),
+        operation_figures(records, prices),
+        run_id or _single(r.run_id for r in records),
+        {name: [getattr(r, name) for r in records] for name in SHARED},
+        extra,
+    )
+
+
+SHARED = ("contract_hash", "prompt_version", "cases_version", "fcreplay_version")
+"""Record fields the report gives once for the whole run."""
+
+
+def report_of(
+    tallies: Mapping[tuple[str, str], Tally],
+    spent: Mapping[tuple[str, str], dict[str, Any]],
+    run_id: Any,
+    shared: Mapping[str, Iterable[str | None]],
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The report from its parts: the tallies and operation figures per target × variant
+    and, per SHARED field, every value the records hold (check's cache keeps these parts)."""
+    results = [_result(target, variant, counts) for (target, variant), counts in tallies.items()]
+    for result in results:
+        result["operation"] = spent[(str(result["target"]), str(result["variant"]))]
     return {
         "fcreplay_report": REPORT_FORMAT,
-        "run_id": run_id or _single(r.run_id for r in records),
-        "contract_hash": _single(r.contract_hash for r in records),
-        "prompt_version": _single(r.prompt_version for r in records),
-        "cases_version": _single(r.cases_version for r in records),
-        "fcreplay_version": _single(r.fcreplay_version for r in records),
+        "run_id": run_id,
+        **{name: _single(shared[name]) for name in SHARED},
         "results": results,
-        "positional_sensitivity": positional_sensitivity(tallies),
-        **extra,
+        "positional_sensitivity": positional_sensitivity(dict(tallies)),
+        **(extra or {}),
     }
 
 
@@ -194,13 +223,27 @@ def _cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render(records: Sequence[AttemptRecord], fmt: str) -> str:
+def render(
+    records: Sequence[AttemptRecord],
+    fmt: str,
+    golden: GoldenDiff | None = None,
+    prices: Mapping[str, Price] | None = None,
+) -> str:
     """The report of a run's attempt records in one of text, json, csv, markdown, html,
-    with the figures per case tag beside the overall ones."""
+    with the figures per case tag beside the overall ones; text, Markdown and HTML show
+    what each completed operation cost and end with the error table by case; HTML
+    compares with the golden when one is given."""
     if fmt == "csv":
         return render_csv(records)
-    report = build_report(records, by_tag=True)
+    report = build_report(records, by_tag=True, prices=prices)
     if fmt == "html":
-        return render_html(report, records)
-    renderers = {"text": render_text, "json": render_json, "markdown": render_markdown}
-    return renderers[fmt](report)
+        from fcreplay.render.report_html import render_html  # HTML only when asked for
+
+        return render_html(report, records, golden)
+    if fmt == "text":
+        tail = ["", *operation_text(report), "", *error_text(records)]
+        return render_text(report) + "\n".join(tail) + "\n"
+    if fmt == "markdown":
+        tail = ["", *operation_markdown(report), "", *error_markdown(records)]
+        return render_markdown(report) + "\n".join(tail) + "\n"
+    return render_json(report)

@@ -32,8 +32,8 @@ JSON and Markdown output is `fcreplay.render.schemadiff`'s.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import marshal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,12 +44,16 @@ from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import canonical_json
 from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_cassette
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
+from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
+from fcreplay.neutral import RequestView
 from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, SchemaChange, difference_key
+from fcreplay.schemadiff.result import Collected, SeenRequests
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
 from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
+from fcreplay.strictjson import exact_json
 
 
 def schema_diff(
@@ -131,9 +135,37 @@ class SchemaDiffer:
         """Note a planned cassette that is not on disk."""
         self.missing.append(str(path))
 
-    def fresh(self) -> SchemaDiffer:
-        """An empty differ for the same suite (one per replay worker chunk)."""
-        return SchemaDiffer(self.suite, allow=self.allowed)
+    def fresh(self, *, shared: bool = False) -> SchemaDiffer:
+        """An empty differ for the same suite (one per replay worker chunk); `shared`: one
+        that reuses this one's per-adapter decisions, to collect a single cassette's share."""
+        differ = SchemaDiffer(self.suite, allow=self.allowed)
+        if shared:
+            differ._reducible = self._reducible
+            differ._expected = self._expected
+        return differ
+
+    def collected(self) -> Collected:
+        """What was collected so far, before any diffing."""
+        seen = tuple(
+            SeenRequests(expected, fingerprint, s.body, s.uri, s.example, s.count)
+            for (expected, fingerprint), s in self._seen.items()
+        )
+        missing, skipped = tuple(self.missing), tuple(self._skipped)
+        return Collected(seen, self._requests, self._cassettes, missing, skipped)
+
+    def absorb(self, collected: Collected) -> None:
+        """Add what `collected` holds, as if its cassettes were added here."""
+        for item in collected.seen:
+            key = (item.expected, item.fingerprint)
+            mine = self._seen.get(key)
+            if mine is None:
+                self._seen[key] = _Seen(item.body, item.uri, item.example, item.count)
+            else:
+                mine.count += item.count
+        self.missing += collected.missing
+        self._skipped += collected.skipped
+        self._requests += collected.requests
+        self._cassettes += collected.cassettes
 
     def __getstate__(self) -> dict[str, Any]:
         # A worker sends back only what it collected; the suite (compiled
@@ -212,7 +244,7 @@ class SchemaDiffer:
         body: dict[str, Any],
         uri: str,
     ) -> bytes:
-        """Bytes equal for requests that declare and choose tools the same way.
+        """A digest equal for requests that declare and choose tools the same way.
 
         The conversation, which changes every turn, is left out: the top-level
         keys the adapter fills from the history (its `Capabilities.conversation_keys`).
@@ -232,27 +264,44 @@ class SchemaDiffer:
             if full.tool_names or not same:
                 self._reducible[name] = reducible = same
         value = reduced if reducible else body
-        try:
-            return marshal.dumps(value)
-        except ValueError:  # not plain JSON values (an odd YAML cassette)
-            return json.dumps(value, sort_keys=True, default=repr).encode()
+        # Exact bytes do not depend on which objects are shared (every request of a
+        # cassette shares its one tool list); a digest of them is what is kept.
+        exact = exact_json(value)
+        if exact is None:
+            # Not plain JSON values (an odd YAML cassette); the marker keeps the two apart.
+            exact = b"\0" + json.dumps(value, sort_keys=True, default=repr).encode()
+        return hashlib.sha256(exact).digest()
 
     def result(self) -> SchemaDiffResult:
         """Diff each distinct declaration once and fold identical changes."""
         declarations: dict[tuple[str, bool, tuple[str, ...], str], list[SchemaChange]] = {}
         folded: dict[tuple[Any, ...], list[Any]] = {}
-        for (expected, _), seen in self._seen.items():
+        # Requests of one fingerprint read back alike, whatever their step should send;
+        # equal exact bytes of the declared tools make equal canonical JSON.
+        read: dict[tuple[str, bytes], tuple[list[ToolSpec], str, RequestView]] = {}
+        canonical: dict[bytes, str] = {}
+        for (expected, fingerprint), seen in self._seen.items():
             adapter = get_adapter(expected.adapter)
             assert isinstance(adapter, ReadBackAdapter)  # `add` collects no other
-            specs = adapter.sent_tools(seen.body)
-            sent_key = canonical_json([spec.to_json() for spec in specs])
+            known = read.get((expected.adapter, fingerprint))
+            if known is None:
+                specs = adapter.sent_tools(seen.body)
+                declared = [spec.to_json() for spec in specs]
+                exact = exact_json(declared)
+                sent_key = canonical.get(exact) if exact is not None else None
+                if sent_key is None:
+                    sent_key = canonical_json(declared)
+                    if exact is not None:
+                        canonical[exact] = sent_key
+                view = adapter.read_request(seen.body, seen.uri)
+                known = read[(expected.adapter, fingerprint)] = (specs, sent_key, view)
+            specs, sent_key, view = known
             key = (expected.adapter, expected.strict, expected.tools, sent_key)
             changes = declarations.get(key)
             if changes is None:
                 changes = declarations[key] = declaration_differences(
                     self.suite.contract, adapter, expected.strict, expected.tools, specs
                 )
-            view = adapter.read_request(seen.body, seen.uri)
             capabilities = adapter.CAPABILITIES
             knob = expected.choice.mode in capabilities.parallel_knob
             carried = expected.choice.mode in capabilities.tool_choice_modes

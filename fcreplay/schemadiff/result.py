@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fcreplay.schemadiff.tool_settings import StepSettings
 from fcreplay.structdiff import MISSING
 
 
@@ -82,3 +83,28 @@ class SchemaDiffResult:
             "missing_cassettes": list(self.missing),
             "skipped": list(self.skipped),
         }
+
+
+@dataclass(frozen=True)
+class SeenRequests:
+    """Requests a differ counts as one: what their step should send, their fingerprint,
+    the first one's body and URI, the cassette it is in, and how many there were."""
+
+    expected: StepSettings
+    fingerprint: bytes
+    body: dict[str, Any]
+    uri: str
+    example: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Collected:
+    """What a differ collected before diffing: one cassette's share, kept by check's cache
+    and added back to another differ with `SchemaDiffer.absorb`."""
+
+    seen: tuple[SeenRequests, ...]
+    requests: int
+    cassettes: int
+    missing: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()

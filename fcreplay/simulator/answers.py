@@ -24,6 +24,9 @@ repetitions):
   its adapter declares (`Capabilities.broken_call_stop`): "malformed_call" ends the
   turn as a malformed call without the call, "length" cuts the call off at the
   output-token limit (the partial input kept). Each parses as kind "invalid".
+* Usage (`synthetic_usage`): a quarter of the request's bytes as input tokens, a
+  quarter of the answer's characters as output tokens. Made up, like every answer
+  here, but stable, so reports of a synthetic suite show the figures' shape.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from __future__ import annotations
 import re
 
 from fcreplay.adapters.capabilities import Capabilities
-from fcreplay.decision import Decision, DecisionKind, ToolCall
+from fcreplay.canonical import canonical_json
+from fcreplay.decision import Decision, DecisionKind, ToolCall, Usage
 from fcreplay.neutral import RequestView
 from fcreplay.simulator.script import Answer, Choice, Profile, ScriptedCall
 
@@ -98,6 +102,15 @@ def choose_answer(
     if calls:
         return Answer(scripted.text, calls)
     return Answer(text=scripted.text or fallback_text)
+
+
+def synthetic_usage(request: bytes, decision: Decision) -> Usage:
+    """Made-up but stable token counts for one answer (see the module docstring)."""
+    answered = (decision.text or "") + "".join(
+        call.name + canonical_json(call.arguments if call.arguments is not None else {})
+        for call in decision.calls
+    )
+    return Usage(input_tokens=max(1, len(request) // 4), output_tokens=max(1, len(answered) // 4))
 
 
 def to_decision(

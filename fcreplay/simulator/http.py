@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -26,9 +26,10 @@ class Reply:
     delay: float = 0.0
 
 
-Responder = Callable[[str, str, bytes | None], Reply]
-"""Answers one request from its method, path and body; the body is None when there is
-none to read (a GET, or a POST without a usable Content-Length)."""
+Responder = Callable[[str, str, bytes | None, Mapping[str, str]], Reply]
+"""Answers one request from its method, path, body and headers (lower-case names); the
+body is None when there is none to read (a GET, or a POST without a usable
+Content-Length)."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -42,10 +43,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = self.headers.get("content-length")
         body = self.rfile.read(int(length)) if length is not None and length.isdigit() else None
-        self._write(self.server.respond("POST", self.path, body))
+        self._write(self.server.respond("POST", self.path, body, self._headers()))
 
     def do_GET(self) -> None:
-        self._write(self.server.respond("GET", self.path, None))
+        self._write(self.server.respond("GET", self.path, None, self._headers()))
+
+    def _headers(self) -> dict[str, str]:
+        return {name.lower(): value for name, value in self.headers.items()}
 
     def _write(self, reply: Reply) -> None:
         if reply.delay > 0:

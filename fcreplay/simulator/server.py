@@ -14,17 +14,23 @@ documented there), `reader` loading and checking it, `answers` the rules that pi
 an answer, `http` the HTTP server and its replies, which calls `Simulator.respond`
 for each request it reads.
 
-Repetition: every request counts the times its key (path, model, last user text,
-tool-result turns, tool choice, tool order) was seen before: the n-th request of
-a key takes entry n (cyclically) of each CHOICE list. Later turns of a
-conversation reuse its first turn's number, read back from the call ids the
-simulator issued (`fcsim_r<N>_...`), so one repetition's turns stay coherent even
-when attempts run concurrently; a history without such ids counts its own key.
+Repetition: a request from `fcreplay record` names its attempt (the
+`x-fcreplay-attempt` header), and attempt n takes entry n - 1 (cyclically) of each
+CHOICE list, so the same attempt gets the same answer and the same call ids
+(`fcsim_r<N>_t<turn>_<i>`) however long the simulator has run: re-recording a suite
+is a no-op. Any other client's request counts the times its key (path, model, last
+user text, tool-result turns, tool choice, tool order) was seen before: the n-th
+request of a key takes entry n; its later turns reuse the first turn's number, read
+back from the call ids the simulator issued, so one repetition's turns stay coherent
+even when attempts run concurrently; a history without such ids counts its own key.
 Requests answered by a fault (other than a delay) do not count.
 
 Not scripted: an unknown path is a plain 404 JSON; a body that is not a JSON object
 is a 400 and an unscripted user text or model a 404, both in the provider's own error
-envelope. Every answer carries `x-fcreplay-simulator: synthetic`.
+envelope. Every answer carries `x-fcreplay-simulator: synthetic`, and
+`x-fcreplay-simulated-latency-ms`, the delay it simulated, which a recording takes as
+the answer's latency (the loopback round trip says nothing, and would make every
+re-recording differ).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import json
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +50,14 @@ from fcreplay.adapters.registry import adapters, api_for_url, get_adapter
 from fcreplay.cassettes.framing import CONTENT_TYPES
 from fcreplay.cassettes.framing import encode as encode_events
 from fcreplay.decision import ProviderError
-from fcreplay.neutral import RequestView, StreamEvent, WireResponse
-from fcreplay.simulator.answers import CALL_TAG
+from fcreplay.neutral import (
+    ATTEMPT_HEADER,
+    SIMULATED_LATENCY_HEADER,
+    RequestView,
+    StreamEvent,
+    WireResponse,
+)
+from fcreplay.simulator.answers import CALL_TAG, synthetic_usage
 from fcreplay.simulator.answers import choose_answer as choose_answer
 from fcreplay.simulator.answers import pick as pick
 from fcreplay.simulator.answers import to_decision as to_decision
@@ -85,7 +98,9 @@ class Simulator:
         self._seen: dict[tuple[Any, ...], int] = {}
         self._fired: dict[tuple[int, int], int] = {}
 
-    def handle(self, method: str, path: str, body: bytes) -> Reply:
+    def handle(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
+    ) -> Reply:
         """Answer one HTTP request (never raises for a bad request)."""
         if method != "POST":
             return self.plain(405, f"fcreplay simulator: {method} is not supported; POST")
@@ -135,11 +150,16 @@ class Simulator:
             message = f"fcreplay simulator: tool_choice forces {forced!r}, which is not declared"
             return self._rendered(adapter.render_error(_provider_error(400, message)), path, api)
         counted = fault is None or fault.kind == "delay"
-        repetition = self._repetition(path, view, body, counted)
+        attempt = (headers or {}).get(ATTEMPT_HEADER, "")
+        if attempt.isdigit() and int(attempt) > 0:
+            repetition = int(attempt) - 1
+        else:
+            repetition = self._repetition(path, view, body, counted)
         answer = choose_answer(profile, view, repetition, self.script.fallback_text)
         decision = to_decision(
             answer, adapter.CAPABILITIES, view.model, repetition, view.tool_result_turns
         )
+        decision = replace(decision, usage=synthetic_usage(body, decision))
         wire = adapter.render_response(decision, stream=view.stream)
         if fault is not None and fault.kind == "malformed_json":
             wire = _malformed(wire)
@@ -186,7 +206,9 @@ class Simulator:
                 return int(tags[-1])
         return seen
 
-    def respond(self, method: str, path: str, body: bytes | None) -> Reply:
+    def respond(
+        self, method: str, path: str, body: bytes | None, headers: Mapping[str, str]
+    ) -> Reply:
         """Answer a request as the HTTP server read it: GET / describes the simulator."""
         if method == "GET":
             if path.split("?", 1)[0] != "/":
@@ -202,11 +224,15 @@ class Simulator:
             return Reply(200, headers, json.dumps(info, ensure_ascii=False).encode("utf-8"))
         if body is None:
             return self.plain(411, "a request body needs Content-Length")
-        return self.handle(method, path, body)
+        return self.handle(method, path, body, headers)
 
     def plain(self, status: int, message: str) -> Reply:
         body = json.dumps({"error": {"message": message, "type": "fcreplay_simulator"}})
-        headers = {"content-type": "application/json", SIMULATOR_HEADER: "synthetic"}
+        headers = {
+            "content-type": "application/json",
+            SIMULATOR_HEADER: "synthetic",
+            SIMULATED_LATENCY_HEADER: str(round(self.latency * 1000)),
+        }
         return Reply(status, headers, body.encode("utf-8"), delay=self.latency)
 
     def _rendered(
@@ -220,6 +246,7 @@ class Simulator:
         headers = {key.lower(): value for key, value in wire.headers.items()}
         headers[SIMULATOR_HEADER] = "synthetic"
         delay = self.latency if delay is None else delay
+        headers[SIMULATED_LATENCY_HEADER] = str(round(delay * 1000))
         if wire.events is None:
             headers.setdefault("content-type", "application/json")
             return Reply(wire.status, headers, _body_bytes(wire.body), delay=delay)

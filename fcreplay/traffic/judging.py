@@ -14,9 +14,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fcreplay.adapters.protocol import ReadBackAdapter
 from fcreplay.adapters.registry import api_for_url, get_adapter
@@ -24,12 +24,12 @@ from fcreplay.cassettes.inspection import is_stream, parse_response
 from fcreplay.cassettes.interactions import Interaction
 from fcreplay.decision import Decision, ProviderError
 from fcreplay.inputs.contract import Contract
-from fcreplay.judge.history import HistoryProblem, check_history, history_of
 from fcreplay.neutral import WireResponse
-from fcreplay.schemadiff.classes import ALLOWABLE
-from fcreplay.schemadiff.tool_settings import declaration_differences
 from fcreplay.traffic.matching import Miss, show
 from fcreplay.traffic.wire import path_of
+
+if TYPE_CHECKING:
+    from fcreplay.judge.history import HistoryProblem
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,9 @@ class ModelExchange:
     """None for a request that got no recorded answer (see `miss`)."""
     miss: Miss | None = None
     """Why a request got no answer; None when it got one."""
+    body_text: str | None = None
+    """The request body's sorted JSON (`canonical.sorted_json`) when matching already took
+    it; the record's digest is taken of it instead of serializing the body again."""
 
     @property
     def decision(self) -> Decision | None:
@@ -69,11 +72,15 @@ class ModelExchange:
         return f"exchange {self.index} ({request.method} {path_of(request.uri)}{unanswered})"
 
 
-def model_exchanges(items: Iterable[Interaction | Miss]) -> list[ModelExchange]:
+def model_exchanges(
+    items: Iterable[Interaction | Miss], body_texts: Mapping[int, str] | None = None
+) -> list[ModelExchange]:
     """The model exchanges among `items` (in the order sent), each with its normalized
-    outcome; a Miss (a request replay could not answer) is one with outcome None."""
+    outcome; a Miss (a request replay could not answer) is one with outcome None.
+    `body_texts` gives the request bodies' sorted JSON already taken, by position."""
     found: list[ModelExchange] = []
-    for item in items:
+    texts = body_texts or {}
+    for position, item in enumerate(items):
         request = item.request
         api = api_for_url(request.uri)
         if api is None:
@@ -82,7 +89,9 @@ def model_exchanges(items: Iterable[Interaction | Miss]) -> list[ModelExchange]:
             unanswered = Interaction(request, WireResponse(0))
             found.append(ModelExchange(len(found), api, unanswered, None, item))
         else:
-            found.append(ModelExchange(len(found), api, item, parse_response(api, item)))
+            outcome = parse_response(api, item)
+            text = texts.get(position)
+            found.append(ModelExchange(len(found), api, item, outcome, body_text=text))
     return found
 
 
@@ -119,6 +128,10 @@ def tool_drifts(
 ) -> list[ToolDrift]:
     """Diff every request's declared tools with `contract` (`tools`: the names each request
     must declare, in order; default every contract tool). ValueError for an unknown class."""
+    # Loaded when tools are judged: replaying a test needs none of it.
+    from fcreplay.schemadiff.classes import ALLOWABLE
+    from fcreplay.schemadiff.tool_settings import declaration_differences
+
     allowed = set(allow)
     unknown = sorted(allowed - set(ALLOWABLE) - {"lossless"})
     if unknown:
@@ -167,6 +180,8 @@ def history_problems(
     exchanges: Sequence[ModelExchange], *, max_steps: int | None = None
 ) -> list[LoopProblem]:
     """Every tool-loop problem in the requests' histories, in exchange order."""
+    from fcreplay.judge.history import check_history, history_of
+
     found: list[LoopProblem] = []
     for exchange in exchanges:
         history = history_of(get_adapter(exchange.api), exchange.request_body)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fcreplay.canonical import same_value
+from fcreplay.canonical import same_value, sorted_json
 from fcreplay.cassettes.interactions import Interaction, RecordedRequest
 from fcreplay.structdiff import MISSING, differences
 from fcreplay.traffic.wire import path_of
@@ -58,13 +58,15 @@ class Miss:
         return "\n".join(lines)
 
 
-def matches(recorded: RecordedRequest, method: str, path: str, body: Any) -> bool:
-    """Whether a recorded request answers one sent now."""
-    return (
-        recorded.method == method.upper()
-        and path_of(recorded.uri) == path
-        and same_value(recorded.body, body)
-    )
+@dataclass(frozen=True)
+class Match:
+    """The recording that answers a request."""
+
+    index: int
+    """Its position in the cassette."""
+    body_text: str | None
+    """The recorded body's sorted JSON (`canonical.sorted_json`) when matching took it,
+    so its digest needs no second serialization; None otherwise."""
 
 
 def find(
@@ -73,12 +75,32 @@ def find(
     method: str,
     path: str,
     body: Any,
-) -> int | None:
-    """Position of the first unplayed interaction that matches, or None."""
+) -> Match | None:
+    """The first unplayed interaction that matches, or None.
+
+    `==` rules most recordings out at C speed; it confuses `true` with `1`, so a
+    recording it lets through is confirmed by comparing sorted JSON texts (the
+    sent body's taken once), then canonically (`2.0` is `2`).
+    """
+    method = method.upper()
+    text: str | None = None
     for index, interaction in enumerate(interactions):
-        if not played[index] and matches(interaction.request, method, path, body):
-            return index
+        recorded = interaction.request
+        if played[index] or not _route_matches(recorded, method, path) or recorded.body != body:
+            continue
+        if isinstance(body, bytes):
+            return Match(index, None)  # equal bytes: no JSON value to tell `1` from `true` in
+        if text is None:
+            text = sorted_json(body)
+        if sorted_json(recorded.body) == text:
+            return Match(index, text)
+        if same_value(recorded.body, body):
+            return Match(index, None)
     return None
+
+
+def _route_matches(recorded: RecordedRequest, method: str, path: str) -> bool:
+    return recorded.method == method and path_of(recorded.uri) == path
 
 
 def miss(

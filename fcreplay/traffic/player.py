@@ -58,6 +58,8 @@ class Replayed:
     interaction: Interaction
     index: int
     """Its position in the cassette."""
+    body_text: str | None = None
+    """The recorded request body's sorted JSON when matching took it (see `matching.Match`)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,11 @@ Lookup = Replayed | Live | Miss
 class TrafficPlayer:
     """Replays or records the client traffic of one cassette under one record mode."""
 
-    def __init__(self, path: Path, meta: CassetteMeta, mode: RecordMode) -> None:
+    def __init__(
+        self, path: Path, meta: CassetteMeta, mode: RecordMode, *, keep_texts: bool = False
+    ) -> None:
+        """`keep_texts`: keep `body_texts` for records made from the timeline later (a
+        test's); a long-lived player (the proxy's) hands each text on with its answer."""
         self.path = path
         self.meta = meta
         self.mode = mode
@@ -91,6 +97,10 @@ class TrafficPlayer:
         """Every request that found no answer, in order."""
         self.timeline: list[Interaction | Miss] = []
         """Every request in the order sent: the interaction that answered it, or its Miss."""
+        self._keep_texts = keep_texts
+        self.body_texts: dict[int, str] = {}
+        """The recorded request body's sorted JSON of timeline entries whose matching took it
+        (by position), so their records' digests need no second serialization."""
 
     @property
     def recorded(self) -> Sequence[Interaction]:
@@ -103,20 +113,21 @@ class TrafficPlayer:
             self._secrets.update(request.credentials())
             if self._live:
                 return Live()
-            body = request.body()
-            index = find(self._recorded, self._played, request.method, request.path, body)
-            if index is not None:
-                self._played[index] = True
-                interaction = self._recorded[index]
+            found = find(self._recorded, self._played, request.method, request.path, request.body())
+            if found is not None:
+                self._played[found.index] = True
+                interaction = self._recorded[found.index]
                 self.exchanges.append(interaction)
+                if self._keep_texts and found.body_text is not None:
+                    self.body_texts[len(self.timeline)] = found.body_text
                 self.timeline.append(interaction)
-                return Replayed(interaction, index)
+                return Replayed(interaction, found.index, found.body_text)
             if self.mode == "new_episodes":
                 return Live()
-            found = miss(self._recorded, self._played, request.recorded())
-            self.misses.append(found)
-            self.timeline.append(found)
-            return found
+            unanswered = miss(self._recorded, self._played, request.recorded())
+            self.misses.append(unanswered)
+            self.timeline.append(unanswered)
+            return unanswered
 
     def keep(self, request: ClientRequest, response: WireResponse) -> Interaction:
         """Record a live round trip (credentials already out of `response`); return it."""

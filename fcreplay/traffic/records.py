@@ -92,7 +92,8 @@ def _record(
         if isinstance(adapter, ReadBackAdapter)
         else RequestView(None, None, 0, (), ToolChoice(), None, exchange.stream)
     )
-    digest = _sha256(body)
+    known = exchange.body_text if isinstance(request.body, dict) else None
+    digest = _sha256(body) if known is None else _sha256_text(known)
     decision = exchange.decision
     error: AttemptError | None = None
     if isinstance(exchange.outcome, ProviderError):
@@ -153,4 +154,8 @@ def _record(
 
 
 def _sha256(body: object) -> str:
-    return hashlib.sha256(sorted_json(body).encode("utf-8")).hexdigest()
+    return _sha256_text(sorted_json(body))
+
+
+def _sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -7,7 +7,8 @@ object into a `ClientRequest`, and writes a `Reply` back as its own response.
 - `ClientRequest.recorded()` is the request as a cassette keeps it: credential
   headers and query keys removed (`cassettes.redaction`), the body decoded (JSON
   parsed, else text, else bytes); `ClientRequest.credentials()` are the values
-  that were removed, which a cassette must never hold (`refuse_leaks`).
+  that were removed, which a cassette must never hold (`refuse_leaks`). Each is
+  worked out once per request (the body is parsed once, however many ask).
 - `read_response` turns a live response's bytes into a `WireResponse`: JSON
   parsed, SSE split into events (event name and data kept, so the framing can be
   written back), Gemini's JSON-array stream split into its chunks.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -45,7 +47,7 @@ class ClientRequest:
     headers: Mapping[str, str]
     content: bytes
 
-    @property
+    @cached_property
     def path(self) -> str:
         """Path and query with credential query keys removed: what matching compares."""
         parts = urlsplit(scrub_url(self.url))
@@ -53,16 +55,28 @@ class ClientRequest:
 
     def body(self) -> Any:
         """The body decoded: parsed JSON, else text, else the bytes; None when empty."""
+        return self._body
+
+    @cached_property
+    def _body(self) -> Any:
         return decode_body(self.content)
 
     def recorded(self) -> RecordedRequest:
         """The request as a cassette keeps it: no credentials, body decoded."""
+        return self._recorded
+
+    @cached_property
+    def _recorded(self) -> RecordedRequest:
         return RecordedRequest(
-            self.method.upper(), scrub_url(self.url), scrub_headers(self.headers), self.body()
+            self.method.upper(), scrub_url(self.url), scrub_headers(self.headers), self._body
         )
 
     def credentials(self) -> tuple[str, ...]:
         """The secret values this request carries (key headers, auth tokens, URL keys)."""
+        return self._credentials
+
+    @cached_property
+    def _credentials(self) -> tuple[str, ...]:
         found: list[str] = []
         for name, value in self.headers.items():
             if name.lower() in SECRET_HEADERS and value:

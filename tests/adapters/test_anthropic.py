@@ -31,6 +31,8 @@ from fcreplay.neutral import (
     WireItem,
 )
 
+from .arrived import arrived
+
 FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
 
 
@@ -377,8 +379,9 @@ def test_a_stream_tool_use_whose_json_does_not_parse_is_invalid_and_kept_raw() -
     assert decision.calls == (ToolCall("toolu_01Cut", "quote_delivery", None, '{"origin": "Моск'),)
 
 
-def test_a_stream_without_message_stop_is_truncated_and_invalid() -> None:
-    decision = streamed("stream_cut")
+def test_a_stream_without_message_stop_is_a_failure_keeping_what_arrived() -> None:
+    fixture = load("stream_cut")
+    decision = arrived(adapter.parse_stream(fixture["status"], events_of("stream_cut")))
     assert decision == Decision(
         kind="invalid",
         text="Отменяю заказ.",
@@ -391,14 +394,13 @@ def test_a_stream_without_message_stop_is_truncated_and_invalid() -> None:
 def test_a_text_stream_cut_before_message_stop_is_not_a_text_answer() -> None:
     events = events_of("stream_text")
     assert events[-1].event == "message_stop"
-    decision = adapter.parse_stream(200, events[:-1])
-    assert isinstance(decision, Decision)
+    decision = arrived(adapter.parse_stream(200, events[:-1]))
     assert (decision.kind, decision.finish_reason, decision.stop) == ("invalid", None, "other")
     assert decision.text == "Уточните, пожалуйста, номер заказа в формате ORD-123456."
 
 
 def test_an_empty_stream_is_truncated() -> None:
-    decision = adapter.parse_stream(200, [])
+    decision = arrived(adapter.parse_stream(200, []))
     assert decision == Decision(kind="invalid", finish_reason=None, stop="other")
 
 

@@ -35,6 +35,8 @@ from fcreplay.neutral import (
     WireItem,
 )
 
+from .arrived import arrived
+
 FIXTURES = Path(__file__).parent / "fixtures" / "openai_responses"
 DECISION_FIXTURES = (
     "text",
@@ -388,9 +390,9 @@ def test_output_item_done_is_authoritative() -> None:
     assert decision.calls[0].call_id == "call_Q7mZk2LwX9pR4tYv8NbC3sDf"
 
 
-def test_stream_cut_mid_call_is_invalid() -> None:
+def test_stream_cut_mid_call_is_a_failure_keeping_what_arrived() -> None:
     fixture = load("stream_cut")
-    decision = decided(adapter.parse_stream(200, events_of(fixture["events"])))
+    decision = arrived(adapter.parse_stream(200, events_of(fixture["events"])))
     assert decision.to_json() == fixture["expect"]
     assert [item["type"] for item in decision.assistant_turn] == [
         "reasoning",
@@ -399,28 +401,28 @@ def test_stream_cut_mid_call_is_invalid() -> None:
     ]
 
 
-def test_stream_cut_after_complete_calls_is_still_invalid() -> None:
+def test_stream_cut_after_complete_calls_is_still_a_failure() -> None:
     """Without a terminal event more parallel calls may have been lost."""
     events = [
         e
         for e in load("stream_one_call")["events"]
         if not isinstance(e["data"], str) and e["data"]["type"] != "response.completed"
     ]
-    decision = decided(adapter.parse_stream(200, events_of(events)))
+    decision = arrived(adapter.parse_stream(200, events_of(events)))
     assert (decision.kind, decision.stop, decision.finish_reason) == ("invalid", "other", None)
     assert decision.calls[0].arguments == {"order_id": "ORD-482913"}
 
 
-def test_stream_cut_in_text_is_invalid_and_keeps_its_text() -> None:
+def test_stream_cut_in_text_is_a_failure_keeping_its_text() -> None:
     """A text prefix cannot be told from a turn that would have gone on to call a tool."""
     events = load("stream_text")["events"][:-3]
-    decision = decided(adapter.parse_stream(200, events_of(events)))
+    decision = arrived(adapter.parse_stream(200, events_of(events)))
     assert (decision.kind, decision.stop, decision.finish_reason) == ("invalid", "other", None)
     assert decision.text == "Здравствуйте! Назовите, пожалуйста, номер заказа в формате ORD-123456."
 
 
 def test_empty_stream_is_truncated() -> None:
-    decision = decided(adapter.parse_stream(200, []))
+    decision = arrived(adapter.parse_stream(200, []))
     assert decision == Decision(kind="invalid", finish_reason=None, stop="other")
 
 

@@ -67,7 +67,7 @@ def test_every_adapter_names_its_terminal_events() -> None:
 
 @pytest.mark.parametrize("shape", sorted(ANSWERS))
 @pytest.mark.parametrize("name", sorted(BUILT_IN))
-def test_a_stream_cut_before_its_end_is_invalid_and_keeps_what_arrived(
+def test_a_stream_cut_before_its_end_is_a_retryable_failure_keeping_what_arrived(
     name: str, shape: str
 ) -> None:
     adapter = get_adapter(name)
@@ -79,7 +79,11 @@ def test_a_stream_cut_before_its_end_is_invalid_and_keeps_what_arrived(
     assert (whole.kind, whole.text) == (answer.kind, answer.text)
     assert [call.arguments for call in whole.calls] == [call.arguments for call in answer.calls]
     cut = next(index for index, event in enumerate(events) if TERMINAL[name](event))
-    decision = adapter.parse_stream(200, events[:cut])
+    error = adapter.parse_stream(200, events[:cut])
+    # Not a decision of the model: the answer never ended, so it is sent again.
+    assert isinstance(error, ProviderError)
+    assert (error.type, error.retryable) == ("incomplete_stream", True)
+    decision = error.raw  # what had arrived, for `fcreplay inspect`
     assert isinstance(decision, Decision)
     assert (decision.kind, decision.stop, decision.finish_reason) == ("invalid", "other", None)
     assert decision.calls == whole.calls  # each call as its wire format carries it
@@ -88,9 +92,9 @@ def test_a_stream_cut_before_its_end_is_invalid_and_keeps_what_arrived(
 
 @pytest.mark.parametrize("name", sorted(BUILT_IN))
 def test_an_empty_stream_is_truncated(name: str) -> None:
-    decision = get_adapter(name).parse_stream(200, [])
-    assert isinstance(decision, Decision)
-    assert (decision.kind, decision.stop, decision.finish_reason) == ("invalid", "other", None)
+    error = get_adapter(name).parse_stream(200, [])
+    assert isinstance(error, ProviderError) and error.type == "incomplete_stream"
+    assert error.code == "after 0 events"
 
 
 # --- the OpenAI strict transform ---------------------------------------------------------

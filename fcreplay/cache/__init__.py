@@ -1,0 +1,1 @@
+"""check's cache: what each unit's replay gave, reused while nothing it depends on changed."""

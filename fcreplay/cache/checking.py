@@ -1,0 +1,234 @@
+"""check through its cache: units whose inputs are unchanged are not replayed.
+
+Each unit's entry (`pack`) holds its run-log lines, its digest (what its records give
+the report, the golden diff and the staleness) and its cassette's schema-diff share,
+under a key of everything they depend on (`keys`). The replay runs the other units
+and the log gets every line in plan order. The serial tail adds the digests up per
+target (`fold`), reusing a target's fold, and the schema diff's result, while what
+they were made from is unchanged (`memo`). Cold and warm checks take the same path
+through the same JSON forms, so a warm check prints what a cold one prints.
+
+Everything read from the cache is checked before the replay starts; what fails a
+check is replayed instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from typing import Any
+
+from fcreplay.atomic import sweep
+from fcreplay.cache import fold
+from fcreplay.cache.codec import schema_from
+from fcreplay.cache.digest import digest_from, digest_of
+from fcreplay.cache.keys import UnitKeys
+from fcreplay.cache.memo import Memo, read_memo, write_memo
+from fcreplay.cache.pack import Pack
+from fcreplay.cache.planned import (
+    Planned,
+    decoded,
+    dumps,
+    problem_records,
+    raw_json,
+    read_packs,
+    schema_key,
+    schema_of,
+    settle,
+    target_key,
+    write_packs,
+)
+from fcreplay.cache.shares import UnitShares, share_json
+from fcreplay.cache.stats import StatIndex
+from fcreplay.engine.plan import Unit
+from fcreplay.engine.progress import Progress
+from fcreplay.engine.runner import ReplayOptions, RunResult, planned_units, replay
+from fcreplay.golden.diff import GoldenDiff
+from fcreplay.inputs.suite import Suite
+from fcreplay.record import AttemptKey, AttemptRecord
+from fcreplay.runmarks import RunScope
+from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
+from fcreplay.shards import Shard
+
+INDEX, MEMO = "stat-index.json", "tail.json"
+_IGNORE = "# Written by fcreplay: its check cache, safe to delete at any time.\n*\n"
+
+
+@dataclass(frozen=True)
+class CheckParts:
+    """What check prints and decides on, as the cache gives it."""
+
+    run: RunResult
+    """The replay (its `records`: only the attempts replayed now)."""
+    report: dict[str, Any]
+    schema: SchemaDiffResult
+    golden: GoldenDiff
+    attempts: int
+    problems: tuple[AttemptRecord, ...]
+    """Every attempt that drifted or found no recording, in plan order."""
+    unsafe: int
+    reused: int
+    """Units taken from the cache."""
+    notes: tuple[str, ...] = ()
+
+
+class _Reuse:
+    """The units the replay takes from the cache (`runner.Reuse`)."""
+
+    def __init__(self, planned: list[Planned], reps: int) -> None:
+        self._planned, self._reps = planned, reps
+        self._labels = {p.unit.label for p in planned if p.entry is not None}
+
+    def covers(self, unit: Unit) -> bool:
+        return unit.label in self._labels
+
+    def lines(self, run_id: str) -> tuple[list[tuple[AttemptKey, int]], bytes]:
+        lengths: list[int] = []
+        pieces: list[bytes] = []
+        keys: list[AttemptKey] = []
+        by_pack: dict[int, tuple[Pack, list[Planned]]] = {}
+        for p in self._planned:
+            if p.entry is not None:
+                by_pack.setdefault(id(p.pack), (p.pack, []))[1].append(p)
+        for pack, known in by_pack.values():  # a target's units are together in plan order
+            found, data = pack.stamped([p.entry for p in known if p.entry is not None], run_id)
+            lengths += found
+            pieces.append(data)
+            keys += [(*p.ids, n) for p in known for n in range(1, self._reps + 1)]
+        return list(zip(keys, lengths, strict=True)), b"".join(pieces)
+
+
+def cached_check(
+    suite: Suite,
+    *,
+    read: bool = True,
+    processes: int | None = None,
+    progress: Progress | None = None,
+    shard: Shard | None = None,
+) -> CheckParts:
+    """Replay what the cache cannot answer and fold the tail; `read=False` answers
+    nothing from the cache (it is written afresh)."""
+    config = suite.config
+    folder = config.cache
+    index = StatIndex(folder / INDEX)
+    memo = read_memo(folder / MEMO) if read else Memo()
+    options = ReplayOptions(processes=processes, shard=shard)
+    keys = UnitKeys(suite, index)
+    reps = config.repetitions
+    units = planned_units(suite, options)
+    packs = read_packs(folder, dict.fromkeys(u.target.name for u in units))
+    planned = []
+    folder_name = str(config.cassettes)
+    for unit in units:
+        # As `Unit.cassette_path` names it, without pathlib's cost per unit.
+        path = os.path.join(folder_name, unit.target.name, unit.variant, f"{unit.case.id}.json")
+        planned.append(Planned(unit, path, keys.key(unit, path), packs[unit.target.name]))
+    for p in planned:
+        entry = p.pack.entries.get(p.unit.label)
+        if read and entry is not None and p.key is not None and entry.key == p.key:
+            p.entry = entry if len(entry.lines) == reps else None
+    scope = RunScope(shard=shard)
+    targets: dict[str, list[Planned]] = {}
+    for p in planned:
+        targets.setdefault(p.unit.target.name, []).append(p)
+    target_keys = {name: target_key(suite, keys, index, ps, scope) for name, ps in targets.items()}
+    folds: dict[str, fold.TargetFold] = {}
+    for name, members in targets.items():
+        key = target_keys[name]
+        kept = decoded(fold.fold_from, memo.target(name, key)) if key else None
+        if kept is not None:
+            folds[name] = kept
+        for p in members:
+            if p.entry is not None and kept is None:
+                p.digest = decoded(
+                    lambda d, p=p: digest_from(d, p.ids), raw_json(p.pack, p.entry.digest)
+                )
+                p.entry = p.entry if p.digest is not None else None
+        with_problems = (
+            set(kept.problem_units)
+            if kept
+            else {p.unit.label for p in members if p.digest and p.digest.problems}
+        )
+        for p in members:
+            if p.entry is not None and p.unit.label in with_problems:
+                p.problems = problem_records(p.pack, p.entry)
+                p.entry = p.entry if p.problems else None
+    shares = UnitShares(SchemaDiffer(suite))
+    if any(p.entry is None for p in planned):
+        settle(shares, planned, suite)
+    reuse = _Reuse(planned, reps)
+    run = replay(suite, replace(options, observer=shares, reuse=reuse), progress=progress)
+    by_label = {p.unit.label: p for p in planned}
+    for record in run.records:
+        by_label[record.unit].records.append(record)
+    prices = dict(config.prices)
+    for p in planned:
+        if p.entry is None:
+            p.digest = digest_of(p.records, prices)
+            p.share = shares.shares[p.path]
+            p.share_bytes = dumps(share_json(p.share))
+        else:
+            p.share_bytes = p.pack.raw(p.entry.share)
+    changed = False
+    for name, members in targets.items():
+        if name not in folds:
+            made = fold.target_fold(
+                name, [(p.ids, _given(p.digest)) for p in members], config.golden, run.scope
+            )
+            data = json.loads(dumps(fold.fold_json(made)))
+            folds[name] = fold.fold_from(data)
+            key = target_keys[name]
+            if key is not None:
+                memo.targets[name] = (key, data)
+                changed = True
+    made_from = schema_key(suite, keys, planned)
+    schema = decoded(schema_from, memo.schema_result(made_from)) if read else None
+    if schema is None:
+        data = json.loads(dumps(schema_of(suite, planned, shares).to_json()))
+        schema = schema_from(data)
+        memo.schema = (made_from, data)
+        changed = True
+    ordered = [folds[name] for name in targets]
+    problems = [
+        r
+        for p in planned
+        for r in (
+            [replace(r, run_id=run.run_id) for r in p.problems]
+            if p.entry is not None
+            else [r for r in p.records if r.drift is not None or r.replay_miss]
+        )
+    ]
+    parts = CheckParts(
+        run=run,
+        report=fold.report(ordered, run.run_id),
+        schema=schema,
+        golden=fold.golden(ordered, {p.ids for p in planned}, run_id=run.run_id, scope=run.scope),
+        attempts=sum(f.attempts for f in ordered),
+        problems=tuple(problems),
+        unsafe=sum(f.unsafe for f in ordered),
+        reused=sum(p.entry is not None for p in planned),
+    )
+    try:
+        _prepare(folder)
+        index.save()
+        if run.records:
+            write_packs(folder, planned, run, shares, reps)
+        if changed:
+            write_memo(folder / MEMO, memo)
+    except OSError as exc:
+        return replace(parts, notes=(f"{folder}: the check cache was not written ({exc})",))
+    return parts
+
+
+def _given(value: Any) -> Any:
+    assert value is not None  # every unit has its digest and share by the fold
+    return value
+
+
+def _prepare(folder: Any) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    sweep(folder)
+    for place in (folder, folder.parent if folder.parent.name == ".fcreplay" else None):
+        if place is not None and not (place / ".gitignore").exists():
+            (place / ".gitignore").write_text(_IGNORE, encoding="utf-8")

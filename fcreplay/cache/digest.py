@@ -1,0 +1,138 @@
+"""What one unit's records give check's serial tail, as JSON: a unit's digest.
+
+The report's tallies, the golden entry, the staleness and the evidence of a run are
+made unit by unit from the same functions the record-reading paths use
+(`metrics.tally`, `operation.operation_tallies`, `golden.store.entry_of`,
+`stale.staleness`, `evidence.first_evidence`); `fold` adds the digests up in plan
+order. A digest read back is checked for shape: a damaged one is a cache miss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fcreplay.cache.codec import (
+    ShapeError,
+    entry_from,
+    entry_json,
+    evidence_from,
+    shaped,
+    spent_from,
+    spent_json,
+    tally_from,
+    tally_json,
+    text,
+    texts,
+    whole,
+)
+from fcreplay.evidence import Evidence, first_evidence
+from fcreplay.golden.store import GoldenEntry, entry_of
+from fcreplay.inputs.prices import Price
+from fcreplay.metrics import Tally, tally
+from fcreplay.operation import OperationTally, operation_tallies
+from fcreplay.record import AttemptRecord
+from fcreplay.render.report import SHARED
+from fcreplay.stale import StaleUnit, causes_of, describe, staleness
+
+
+@dataclass(frozen=True)
+class Digest:
+    """One unit's share of the serial tail."""
+
+    attempts: int
+    problems: int
+    """Attempts that drifted or found no recording (their records are read back when shown)."""
+    unsafe: int
+    tally: Tally
+    spent: OperationTally
+    shared: Mapping[str, tuple[str, ...]]
+    """Per report SHARED field, the distinct values of the unit's records."""
+    entry: GoldenEntry
+    causes: tuple[str, ...]
+    """Why the unit's recording is stale (golden diff's `causes`); empty when it is not."""
+    stale: StaleUnit | None
+    described: tuple[str, ...]
+    """Each of the stale unit's causes in words (for the staleness counts)."""
+    evidence: Mapping[str, Evidence]
+    """Per finding code of the entry, the evidence of its first finding."""
+
+
+def digest_of(records: Sequence[AttemptRecord], prices: Mapping[str, Price]) -> Digest:
+    """The digest of one unit's records (every attempt, in attempt order)."""
+    ((_, counts),) = tally(records).items()
+    ((_, spent),) = operation_tallies(records, prices).items()
+    entry = entry_of(records)
+    found = staleness(records)
+    stale = found.units[0] if found.units else None
+    members = [r for r in records if causes_of(r) is not None]
+    return Digest(
+        attempts=len(records),
+        problems=sum(r.drift is not None or r.replay_miss for r in records),
+        unsafe=sum(any(f.code == "unsafe_call" for f in r.findings) for r in records),
+        tally=counts,
+        spent=spent,
+        shared={
+            name: tuple(sorted({v for r in records if (v := getattr(r, name)) is not None}))
+            for name in SHARED
+        },
+        entry=entry,
+        causes=tuple(dict.fromkeys(c for r in records for c in causes_of(r) or ())),
+        stale=stale,
+        described=() if stale is None else tuple(describe(c, members) for c in stale.causes),
+        evidence={e.code: e for e in first_evidence(records, list(entry.findings))},
+    )
+
+
+def digest_json(digest: Digest) -> dict[str, Any]:
+    """The JSON form (`digest_from` reads it)."""
+    stale = digest.stale
+    return {
+        "attempts": digest.attempts,
+        "problems": digest.problems,
+        "unsafe": digest.unsafe,
+        "tally": tally_json(digest.tally),
+        "spent": spent_json(digest.spent),
+        "shared": {name: list(values) for name, values in digest.shared.items()},
+        "entry": entry_json(digest.entry),
+        "causes": list(digest.causes),
+        "stale": None if stale is None else [list(stale.causes), stale.problem],
+        "described": list(digest.described),
+        "evidence": {code: e.to_json() for code, e in digest.evidence.items()},
+    }
+
+
+def digest_from(data: Any, unit: tuple[str, str, str]) -> Digest:
+    """Read a digest of the unit (target, variant, case_id); ShapeError when damaged."""
+    try:
+        return _read(shaped(data, dict), unit)
+    except ShapeError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ShapeError(f"digest of the wrong shape ({exc})") from None
+
+
+def _read(data: dict[str, Any], unit: tuple[str, str, str]) -> Digest:
+    target, variant, case_id = unit
+    stale = data["stale"]
+    counts = tally_from(data["tally"])
+    if (counts.target, counts.variant) != (target, variant):
+        raise ShapeError("the digest of another unit")
+    return Digest(
+        attempts=whole(data["attempts"]),
+        problems=whole(data["problems"]),
+        unsafe=whole(data["unsafe"]),
+        tally=counts,
+        spent=spent_from(data["spent"]),
+        shared={name: texts(data["shared"][name]) for name in SHARED},
+        entry=entry_from(data["entry"]),
+        causes=texts(data["causes"]),
+        stale=None
+        if stale is None
+        else StaleUnit(target, variant, case_id, texts(stale[0]), text(stale[1])),
+        described=texts(data["described"]),
+        evidence={
+            text(code): evidence_from(item) for code, item in shaped(data["evidence"], dict).items()
+        },
+    )

@@ -1,0 +1,199 @@
+"""The serial tail from unit digests: per target, then for the run.
+
+A target's units add up to a `TargetFold` (its tallies, its golden diff against its
+golden file, its stale units), which the cache keeps while the target's units and
+golden file stay the same; the run's report, golden diff and staleness join the
+folds in plan order. Together they mirror `render.report.build_report`,
+`golden.diff.diff_run` and `stale.staleness` over the run's records; the tests hold
+each pair equal on the same runs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fcreplay.cache.codec import (
+    diff_from,
+    diff_json,
+    shaped,
+    tally_from,
+    tally_json,
+    text,
+    texts,
+    whole,
+)
+from fcreplay.cache.digest import Digest
+from fcreplay.evidence import Evidence
+from fcreplay.golden.diff import EntryDiff, GoldenDiff, argument_changes, classify, in_scope
+from fcreplay.golden.store import EntryKey, GoldenEntry, load_golden
+from fcreplay.metrics import Tally
+from fcreplay.operation import OperationTally
+from fcreplay.render.report import SHARED, report_of
+from fcreplay.runmarks import RunScope
+from fcreplay.stale import Staleness, StaleUnit, UnitKey, record_commands
+from fcreplay.structdiff import Difference
+
+
+@dataclass(frozen=True)
+class TargetFold:
+    """What one target's units add up to."""
+
+    target: str
+    tallies: tuple[tuple[Tally, dict[str, Any]], ...]
+    """Per variant, in plan order: its tally and its operation figures."""
+    shared: Mapping[str, tuple[str, ...]]
+    diffs: tuple[EntryDiff, ...]
+    unchanged: tuple[tuple[str, str], ...]
+    """(case_id, variant) of every entry equal to its golden."""
+    stale: tuple[tuple[StaleUnit, tuple[str, ...]], ...]
+    """Each stale unit, with its causes in words."""
+    attempts: int
+    unsafe: int
+    problem_units: tuple[str, ...]
+    """Labels of the units with attempts that drifted or found no recording."""
+
+
+def target_fold(
+    target: str,
+    units: Sequence[tuple[UnitKey, Digest]],
+    golden_dir: Path,
+    scope: RunScope,
+) -> TargetFold:
+    """Add up one target's units (in plan order) and diff them with its golden file."""
+    tallies: dict[str, tuple[Tally, OperationTally]] = {}
+    shared: dict[str, set[str]] = {name: set() for name in SHARED}
+    seen: dict[EntryKey, Digest] = {}
+    for (_, variant, case_id), digest in units:
+        if variant not in tallies:
+            tallies[variant] = (Tally(target, variant), OperationTally())
+        tallies[variant][0].merge(digest.tally)
+        tallies[variant][1].merge(digest.spent)
+        for name in SHARED:
+            shared[name].update(digest.shared[name])
+        seen[(case_id, variant)] = digest
+    diffs, unchanged = _golden(target, seen, golden_dir, scope)
+    return TargetFold(
+        target=target,
+        tallies=tuple((counts, spent.figures()) for counts, spent in tallies.values()),
+        shared={name: tuple(sorted(values)) for name, values in shared.items()},
+        diffs=diffs,
+        unchanged=unchanged,
+        stale=tuple((d.stale, d.described) for _, d in units if d.stale is not None),
+        attempts=sum(d.attempts for _, d in units),
+        unsafe=sum(d.unsafe for _, d in units),
+        problem_units=tuple("/".join(key) for key, d in units if d.problems),
+    )
+
+
+def _golden(
+    target: str, seen: Mapping[EntryKey, Digest], golden_dir: Path, scope: RunScope
+) -> tuple[tuple[EntryDiff, ...], tuple[tuple[str, str], ...]]:
+    """One target's part of `diff_run`."""
+    baseline = load_golden(golden_dir, target)
+    entries: dict[EntryKey, GoldenEntry] = baseline.entries if baseline else {}
+    wanted = {key: entry for key, entry in entries.items() if in_scope(key, scope, target)}
+    diffs: list[EntryDiff] = []
+    unchanged: list[tuple[str, str]] = []
+    for key in sorted(set(seen) | set(wanted)):
+        before, found = wanted.get(key), seen.get(key)
+        after = found.entry if found is not None else None
+        causes = found.causes if found is not None else ()
+        kind = classify(before, after, stale=bool(causes))
+        if kind is None:
+            unchanged.append(key)
+            continue
+        changes: tuple[Difference, ...] = ()
+        if before is not None and after is not None and kind != "stale":
+            changes = argument_changes(before, after)
+        evidence: tuple[Evidence, ...] = ()
+        if found is not None and after is not None and kind != "stale":
+            added = sorted(set(after.findings) - set(before.findings if before else ()))
+            evidence = tuple(found.evidence[c] for c in added if c in found.evidence)
+        diffs.append(
+            EntryDiff(target, key[0], key[1], kind, before, after, changes, causes, evidence)
+        )
+    return tuple(diffs), tuple(unchanged)
+
+
+def report(folds: Sequence[TargetFold], run_id: str) -> dict[str, Any]:
+    """The run report (`build_report` of the run's records)."""
+    tallies: dict[tuple[str, str], Tally] = {}
+    spent: dict[tuple[str, str], dict[str, Any]] = {}
+    shared: dict[str, set[str]] = {name: set() for name in SHARED}
+    for fold in folds:
+        for counts, figures in fold.tallies:
+            key = (counts.target, counts.variant)
+            tallies[key] = counts
+            spent[key] = figures
+        for name in SHARED:
+            shared[name].update(fold.shared[name])
+    return report_of(tallies, spent, run_id, shared)
+
+
+def golden(
+    folds: Sequence[TargetFold], ran: set[UnitKey], *, run_id: str, scope: RunScope
+) -> GoldenDiff:
+    """The run's golden diff (`diff_run` of its records, with its scope)."""
+    diffs = tuple(diff for fold in folds for diff in fold.diffs)
+    unchanged = tuple((fold.target, *key) for fold in folds for key in fold.unchanged)
+    stale = [unit for fold in folds for unit in fold.stale]
+    counted: Counter[str] = Counter()
+    for _, described in stale:
+        for words in described:
+            counted[words] += 1
+    commands = record_commands({unit.key for unit, _ in stale}, ran, scope)
+    staleness = Staleness(
+        tuple(unit for unit, _ in stale),
+        tuple(counted.most_common()),
+        tuple(commands) if stale else (),
+    )
+    return GoldenDiff(run_id, diffs, unchanged, staleness)
+
+
+def fold_json(fold: TargetFold) -> dict[str, Any]:
+    """The JSON form (`fold_from` reads it)."""
+    return {
+        "target": fold.target,
+        "tallies": [[tally_json(t), figures] for t, figures in fold.tallies],
+        "shared": {name: list(values) for name, values in fold.shared.items()},
+        "diffs": [diff_json(diff) for diff in fold.diffs],
+        "unchanged": [list(key) for key in fold.unchanged],
+        "stale": [
+            [unit.variant, unit.case_id, list(unit.causes), unit.problem, list(words)]
+            for unit, words in fold.stale
+        ],
+        "attempts": fold.attempts,
+        "unsafe": fold.unsafe,
+        "problem_units": list(fold.problem_units),
+    }
+
+
+def fold_from(data: Any) -> TargetFold:
+    """Read a fold; ShapeError (a ValueError) or KeyError/TypeError when damaged."""
+    data = shaped(data, dict)
+    target = text(data["target"])
+    tallies = tuple(
+        (tally_from(t), dict(shaped(figures, dict))) for t, figures in shaped(data["tallies"], list)
+    )
+    if any(t.target != target for t, _ in tallies):
+        raise ValueError("a fold of another target")
+    return TargetFold(
+        target=target,
+        tallies=tallies,
+        shared={name: texts(data["shared"][name]) for name in SHARED},
+        diffs=tuple(diff_from(item) for item in shaped(data["diffs"], list)),
+        unchanged=tuple(
+            (text(case_id), text(variant)) for case_id, variant in shaped(data["unchanged"], list)
+        ),
+        stale=tuple(
+            (StaleUnit(target, text(v), text(c), texts(causes), text(problem)), texts(words))
+            for v, c, causes, problem, words in shaped(data["stale"], list)
+        ),
+        attempts=whole(data["attempts"]),
+        unsafe=whole(data["unsafe"]),
+        problem_units=texts(data["problem_units"]),
+    )

@@ -1,0 +1,66 @@
+"""The fingerprint of one unit: each input its requests are built from, hashed on its own."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from sys import intern
+
+from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.canonical import canonical_hash
+from fcreplay.engine.plan import Unit, unit_settings
+from fcreplay.fingerprint import SHORT, Fingerprint, text_hash
+from fcreplay.inputs.suite import Suite
+from fcreplay.inputs.tool_results import FakeExecutor
+from fcreplay.neutral import RequestSettings
+
+_RULES: list[tuple[FakeExecutor, str]] = []
+"""The last executor's rules hash: every unit of a run shares one executor, whose rules
+cost far more to hash than everything else in a unit's fingerprint."""
+
+
+def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Fingerprint:
+    """What this unit's requests are built from, as `Fingerprint` hashes."""
+    # Turn 0 may carry the case's tool choice; every later turn is built alike.
+    turns = (unit_settings(suite, unit, 0), unit_settings(suite, unit, 1))
+    max_steps = 1 if unit.single_turn else suite.config.max_steps
+    prompt = suite.system_prompt
+    executor = suite.executor
+    case, choice = unit.case, unit.case.tool_choice
+    # Interned: every record carries its unit's fingerprint, and equal parts stay one
+    # object in the records a worker sends (pickling keeps what is shared).
+    return Fingerprint(
+        contract=intern(suite.contract.contract_hash[:SHORT]),
+        prompt=None if prompt is None else intern(text_hash(prompt)),
+        prompt_version=suite.config.prompt_version,
+        settings=_settings_hash(unit.target.model, turns, max_steps),
+        adapter=intern(f"{adapter.NAME} {adapter.VERSION}"),
+        case=intern(_hash([[[m.role, m.content] for m in case.messages], asdict(choice)])),
+        tool_results=None if executor is None else _rules_hash(executor),
+    )
+
+
+_SETTINGS: dict[tuple[str, tuple[RequestSettings, RequestSettings], int], str] = {}
+"""Settings hashes by what they hash: a run has few distinct settings, many units."""
+
+
+def _settings_hash(model: str, turns: tuple[RequestSettings, RequestSettings], steps: int) -> str:
+    key = (model, turns, steps)
+    digest = _SETTINGS.get(key)
+    if digest is None:
+        if len(_SETTINGS) >= 1024:
+            _SETTINGS.clear()
+        digest = _SETTINGS[key] = intern(_hash([model, [asdict(t) for t in turns], steps]))
+    return digest
+
+
+def _rules_hash(executor: FakeExecutor) -> str:
+    for known, digest in _RULES:
+        if known is executor:
+            return digest
+    digest = _hash([asdict(rule) for rule in executor.rules])
+    _RULES[:] = [(executor, digest)]
+    return digest
+
+
+def _hash(value: object) -> str:
+    return canonical_hash(value)[:SHORT]

@@ -1,0 +1,111 @@
+"""Running a run's units at once: threads when recording, forked processes for a large replay.
+
+Recording waits for the network, which threads overlap; a replay parses and
+validates, which threads would serialize.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
+from dataclasses import dataclass
+
+from fcreplay.engine.sources import CassetteObserver
+from fcreplay.engine.unitrun import Emit, UnitRun
+from fcreplay.errors import SecretLeakError
+from fcreplay.record import AttemptRecord
+
+EmitBlock = Callable[[list[AttemptRecord], bytes, list[int]], None]
+"""Takes records with their run-log lines, already made (and passed by the secret guard)
+and joined into one block, with each line's length in bytes."""
+
+_FORKED: tuple[UnitRun, Callable[[AttemptRecord], str]] | None = None
+"""The run a forked replay worker works on, and how it makes log lines (inherited, so
+nothing is pickled in)."""
+
+_CHUNK_UNITS = 200
+"""The most units in one chunk of work (a chunk's records wait in its worker)."""
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """What a worker sends back: records, their lines in one block, what it observed."""
+
+    records: list[AttemptRecord]
+    block: bytes
+    sizes: list[int]
+    observed: CassetteObserver | None
+    leak: SecretLeakError | None
+    """The guard's refusal of the line after the last one sent, if it refused one."""
+
+
+def _replay_chunk(indexes: list[int]) -> _Chunk:
+    assert _FORKED is not None
+    run, line_of = _FORKED
+    observer = run.source.fresh_observer()
+    records: list[AttemptRecord] = []
+    lines: list[bytes] = []
+
+    def keep(record: AttemptRecord) -> None:
+        line = line_of(record).encode()
+        records.append(record)
+        lines.append(line)
+
+    leak = None
+    try:
+        for index in indexes:
+            run.run_unit(run.units[index], keep)
+    except SecretLeakError as exc:
+        leak = exc  # what came before the leak is logged, as if the parent made the lines
+    # One block, not a string per line: the parent writes it at once, and its heap is
+    # not left riddled with the holes of thousands of freed lines.
+    return _Chunk(records, b"".join(lines), [len(line) for line in lines], observer, leak)
+
+
+def run_in_processes(
+    run: UnitRun, processes: int, emit: EmitBlock, line_of: Callable[[AttemptRecord], str]
+) -> None:
+    """Run the units in forked workers, which also make each record's log line (the
+    parent only writes them): `emit` is called in the parent as chunks come back."""
+    global _FORKED
+    _FORKED = (run, line_of)
+    # Several chunks per worker keep the workers busy to the end and the log growing;
+    # small ones bound what a worker holds before sending it.
+    size = max(1, min(_CHUNK_UNITS, len(run.units) // (processes * 8)))
+    chunks = [list(range(i, min(i + size, len(run.units)))) for i in range(0, len(run.units), size)]
+    context = multiprocessing.get_context("fork")
+    try:
+        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+            futures = {pool.submit(_replay_chunk, chunk) for chunk in chunks}
+            try:
+                for future in as_completed(futures):
+                    # A future holds its result: one kept until the end would keep
+                    # every chunk's records and lines alive in the parent.
+                    futures.discard(future)
+                    chunk = future.result()
+                    del future
+                    emit(chunk.records, chunk.block, chunk.sizes)
+                    if chunk.leak is not None:
+                        raise chunk.leak
+                    run.source.merge_observer(chunk.observed)
+                    del chunk
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    finally:
+        _FORKED = None
+
+
+def run_in_threads(run: UnitRun, concurrency: int, emit: Emit) -> None:
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        futures = [pool.submit(run.run_unit, unit, emit) for unit in run.units]
+        try:
+            wait(futures)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+        for future in futures:
+            future.result()  # re-raise the first worker error

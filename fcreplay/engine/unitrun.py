@@ -1,0 +1,91 @@
+"""One unit of a run: its cassette opened, its attempts run and judged, their records emitted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.cassettes.store import CassetteMeta
+from fcreplay.cassettes.unit import UnitCassette
+from fcreplay.confine import confined
+from fcreplay.engine.attempt import run_attempt
+from fcreplay.engine.fingerprints import unit_fingerprint
+from fcreplay.engine.plan import Unit
+from fcreplay.engine.players import Player
+from fcreplay.engine.sources import Source
+from fcreplay.inputs.suite import Suite
+from fcreplay.record import AttemptKey, AttemptRecord
+
+Emit = Callable[[AttemptRecord], None]
+
+
+@dataclass
+class UnitRun:
+    """What every unit of one run shares."""
+
+    suite: Suite
+    units: list[Unit]
+    run_id: str
+    done: set[AttemptKey]
+    cassettes: Path
+    adapters: dict[str, ClientAdapter]
+    source: Source
+    reads_disk: bool
+    resuming: bool = False
+    note: Callable[[str], None] | None = None
+    """Where a unit's closing remark goes (a cassette kept, for instance)."""
+    on_retry: Callable[[str], None] | None = None
+    """Told of every retry while recording (replay never waits, so never says)."""
+    _resolved: dict[Path, Path] = field(default_factory=dict)
+    """The cassette folders resolved so far (`confine.confined`)."""
+
+    def run_unit(self, unit: Unit, emit: Emit) -> None:
+        """Run the attempts of one unit not already done, emitting each record."""
+        repetitions = self.suite.config.repetitions
+        adapter = self.adapters[unit.target.adapter]
+        fingerprint = unit_fingerprint(self.suite, unit, adapter)
+        meta = CassetteMeta(
+            unit.target.name, adapter.NAME, unit.variant, unit.case.id, recorded_with=fingerprint
+        )
+        path = confined(unit.cassette_path(self.cassettes), self.cassettes, self._resolved)
+        cassette = (
+            UnitCassette.load(path, meta, self.suite.config.limits, staged=self.resuming)
+            if self.reads_disk
+            else UnitCassette(path, meta)
+        )
+        on_disk = cassette.cassette.meta if cassette.cassette is not None else None
+        recorded_with = None if on_disk is None else on_disk.recorded_with
+        if recorded_with == fingerprint:
+            recorded_with = fingerprint  # one object for both: records are many
+        finished = [
+            n
+            for n in range(1, repetitions + 1)
+            if (unit.target.name, unit.variant, unit.case.id, n) in self.done
+        ]
+        plan = self.source.open(unit, cassette, finished)
+        complete = True
+        for attempt in range(1, repetitions + 1):
+            if attempt in finished:
+                continue
+            player: Player = plan.player(attempt)
+            record = run_attempt(
+                self.suite,
+                unit,
+                attempt,
+                player,
+                adapter=adapter,
+                run_id=self.run_id,
+                max_retries=self.suite.config.max_retries,
+                fingerprint=fingerprint,
+                recorded_with=recorded_with,
+                cassette=str(path),
+                on_retry=self.on_retry,
+            )
+            complete = complete and record.transport_error is None
+            plan.keep(attempt)
+            emit(record)
+        note = plan.finish(complete)
+        if note is not None and self.note is not None:
+            self.note(note)

@@ -1,0 +1,120 @@
+"""Strict JSON: orjson parses, Python's parser decides and words whatever orjson would not.
+
+Every value must come out as Python's parser gives it (types included: a 20-digit
+integer stays an integer), and every refusal must read the same, whether the text is
+small (walked) or a large document (checked with C-speed passes).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fcreplay.strictjson as strictjson
+
+PAD = b" " * 20_000
+"""Makes any text a large document (the other checking path)."""
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+def typed(value: Any) -> Any:
+    """`value` with the type of every scalar beside it, so `1`, `1.0` and `True` differ."""
+    if isinstance(value, dict):
+        return {key: typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [typed(item) for item in value]
+    return (type(value).__name__, value)
+
+
+def outcome(text: str | bytes, max_depth: int = 64) -> Any:
+    try:
+        return typed(strictjson.loads(text, max_depth=max_depth))
+    except json.JSONDecodeError as exc:
+        return type(exc).__name__, exc.msg  # the position moves with the padding
+    except ValueError as exc:
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(VALUES)
+def test_values_come_out_as_pythons_parser_gives_them(value: Any) -> None:
+    text = json.dumps(value, ensure_ascii=False)
+    expected = typed(json.loads(text))
+    assert outcome(text) == expected
+    assert outcome(text.encode()) == expected
+    assert outcome(text.encode() + PAD) == expected
+
+
+@pytest.mark.parametrize("depth", [1, 2, 63, 64, 65, 66, 200])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda n: "[" * n + "]" * n,
+        lambda n: "[" * n + "1" + "]" * n,
+        lambda n: '{"a":' * n + "1" + "}" * n,
+        lambda n: "[" * (n - 1) + "{}" + "]" * (n - 1) if n > 1 else "{}",
+    ],
+)
+def test_nesting_is_refused_past_the_limit_alike_on_both_paths(shape: Any, depth: int) -> None:
+    text = shape(depth)
+    small, large = outcome(text), outcome(text.encode() + PAD)
+    if depth <= 64:
+        assert isinstance(small, list | dict)  # a value, not a refusal
+    else:
+        assert small[0] == "JSONLimitError" and "nested deeper than 64 levels" in small[1]
+    assert large == small
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[NaN]",
+        '{"a": -Infinity}',
+        "[1e999]",
+        "[1, 2",
+        '{"a": 1,}',
+        "\ufeff{}",
+        '["\\ud800"]',  # a lone surrogate escape: Python reads it, orjson does not
+        "[18446744073709551616, -9223372036854775809]",
+        '["18446744073709551616"]',
+        '["f12345678901234567890123", 1]',
+        "18446744073709551616",
+        '{"a": [-18446744073709551616]}',
+        "1" * 5000,
+    ],
+)
+def test_what_orjson_refuses_or_reads_otherwise_is_decided_by_pythons_parser(text: str) -> None:
+    # `_loads` is Python's parser alone: what `loads` answered before orjson came in.
+    try:
+        expected: Any = typed(strictjson._loads(text, 64))
+    except json.JSONDecodeError as exc:
+        expected = type(exc).__name__, exc.msg
+    except ValueError as exc:
+        expected = type(exc).__name__, str(exc)
+    assert outcome(text) == expected
+    assert outcome(text.encode() + PAD) == expected
+
+
+def test_exact_bytes_tell_true_one_and_one_point_zero_apart() -> None:
+    assert len({strictjson.exact_json([value]) for value in (True, 1, 1.0)}) == 3
+    assert strictjson.exact_json({"b": 1, "a": 2}) != strictjson.exact_json({"a": 2, "b": 1})
+    assert strictjson.exact_json({1: "not a string key"}) is None
+    assert strictjson.exact_json(2**70) is None
