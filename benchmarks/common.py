@@ -191,6 +191,18 @@ def help_text(*command: str) -> str:
     return done.stdout
 
 
+def read_cassette(path: Path) -> dict[str, Any]:
+    """A cassette of the generated suites as JSON, with every body as it was sent: a tool
+    list a compact cassette stores once (format 2, `fcreplay.cassettes.shared`) is put
+    back in each request that refers to it."""
+    document: dict[str, Any] = json.loads(path.read_bytes())
+    if (document.get("fcreplay") or {}).get("format", 1) != 1:
+        from fcreplay.cassettes import shared
+
+        shared.expand(document, document.get("interactions") or [])
+    return document
+
+
 # --- comparing two checks ---------------------------------------------------------------------
 
 

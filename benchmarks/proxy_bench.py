@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import fcreplay, log
+from common import fcreplay, log, read_cassette
 
 CLIENTS = 16
 TOTAL = 2000
@@ -39,7 +39,7 @@ def pick_units(cassettes: Path, total: int) -> list[Unit]:
         for index in range(offset, len(files), stride):
             if count >= total:
                 return chosen
-            document = json.loads(files[index].read_bytes())
+            document = read_cassette(files[index])
             requests = []
             for interaction in document["interactions"]:
                 request = interaction["request"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from calls import adapter_of, response_calls
-from common import HERE, PYTHON, Measured, run_child, summarize
+from common import HERE, PYTHON, Measured, read_cassette, run_child, summarize
 from suites import convert_for_vcrpy
 
 ANCHOR_VERSION = 1
@@ -73,7 +73,7 @@ def test_replays_unit(unit: str, clients: sdk_calls.Clients) -> None:
 
 def _key(folder: Path) -> str:
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    names = ("sdk_calls.py", "sdk_anchor.py", "calls.py")
+    names = ("sdk_calls.py", "sdk_anchor.py", "calls.py", "common.py")
     sources = b"".join((HERE / name).read_bytes() for name in names)
     return f"{manifest['generation_id']}-{ANCHOR_VERSION}-{hashlib.sha256(sources).hexdigest()}"
 
@@ -94,7 +94,7 @@ def build_project(folder: Path) -> dict[str, Any]:
     exchanges = 0
     for path in sorted(cassettes.rglob("*.json")):
         unit = str(path.relative_to(cassettes).with_suffix(""))
-        document = json.loads(path.read_bytes())
+        document = read_cassette(path)
         recorded = []
         for interaction in document["interactions"]:
             request, response = interaction["request"], interaction["response"]
