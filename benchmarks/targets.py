@@ -88,7 +88,7 @@ def _warm(key: str, name: str, limit: float) -> Callable[[dict[str, Any]], Verdi
             return _missing(name, run.get("note", ""))
         same = "identical" if run["identical"] else _differences(run)
         cache = "" if incremental["cache_available"] else "; no cache in this CLI: a full check"
-        text = f"{run['seconds']:.2f} s, output {same} to cold{cache}"
+        text = f"{run['seconds']:.3f} s, output {same} to cold{cache}"
         return _judge(name, run["seconds"], text, run["seconds"] <= limit and run["identical"])
 
     return judge
@@ -160,6 +160,10 @@ def _plugin(r: dict[str, Any]) -> Verdict:
     text = f"{plugin['ratio']:.2f}× ({per['fcreplay']:.2f} ms / {per['vcr']:.2f} ms per test)"
     if plugin.get("cpu_ratio") is not None:
         text += f"; in CPU time {plugin['cpu_ratio']:.2f}×"
+    if r.get("quick"):
+        return Verdict(name, text, "not judged (--quick: 50 tests, one round)", plugin["ratio"])
+    if min(per.values()) <= 0:
+        return Verdict(name, text, "not judged (an overhead within the noise)", plugin["ratio"])
     return _judge(name, plugin["ratio"], text, plugin["ratio"] <= 0.5)
 
 
@@ -173,6 +177,8 @@ def _proxy(r: dict[str, Any]) -> Verdict:
     text = f"{rate:.0f} exchanges/s ({proxy['replay']['exchanges']} exchanges)"
     if not ok:
         text += ", NOT all replayed"
+    if r.get("quick"):
+        return Verdict(name, text, "not judged (--quick: 500 exchanges of the 1k suite)", rate)
     return _judge(name, rate, text, rate >= 500 and ok)
 
 
