@@ -73,13 +73,23 @@ def openai_responses_stream(events: Sequence[StreamEvent]) -> Usage | None:
     return None
 
 
+def _cache_apart(block: Any, fresh: str, read: str, written: str, output: str) -> Usage | None:
+    """A usage block that counts cache reads and writes apart from fresh input: all added."""
+    usage = as_dict(block)
+    reads = _whole(usage.get(read))
+    inputs = _sum(_whole(usage.get(fresh)), reads, _whole(usage.get(written)))
+    return _usage(inputs, usage.get(output), reads)
+
+
 def anthropic(block: Any) -> Usage | None:
     """Messages `usage`: input_tokens exclude cache reads and writes, which are added."""
-    usage = as_dict(block)
-    read = _whole(usage.get("cache_read_input_tokens"))
-    written = _whole(usage.get("cache_creation_input_tokens"))
-    inputs = _sum(_whole(usage.get("input_tokens")), read, written)
-    return _usage(inputs, usage.get("output_tokens"), read)
+    return _cache_apart(
+        block,
+        "input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "output_tokens",
+    )
 
 
 def anthropic_stream(events: Sequence[StreamEvent]) -> Usage | None:
@@ -115,11 +125,9 @@ def gemini_chunks(chunks: Sequence[Any]) -> Usage | None:
 
 def bedrock(block: Any) -> Usage | None:
     """Converse `usage`: inputTokens exclude cache reads and writes, which are added."""
-    usage = as_dict(block)
-    read = _whole(usage.get("cacheReadInputTokens"))
-    written = _whole(usage.get("cacheWriteInputTokens"))
-    inputs = _sum(_whole(usage.get("inputTokens")), read, written)
-    return _usage(inputs, usage.get("outputTokens"), read)
+    return _cache_apart(
+        block, "inputTokens", "cacheReadInputTokens", "cacheWriteInputTokens", "outputTokens"
+    )
 
 
 def bedrock_stream(events: Sequence[StreamEvent]) -> Usage | None:
@@ -171,15 +179,20 @@ def openai_responses_block(usage: Usage) -> dict[str, Any]:
     }
 
 
-def anthropic_block(usage: Usage) -> dict[str, Any]:
-    """`usage` of a Messages body: cache reads counted apart from input_tokens."""
+def _cache_apart_block(usage: Usage, fresh: str, read: str, output: str) -> dict[str, Any]:
+    """Fresh input, output, and cache reads (when known) counted apart."""
     block: dict[str, Any] = {
-        "input_tokens": _n(usage.input_tokens) - _n(usage.cached_tokens),
-        "output_tokens": _n(usage.output_tokens),
+        fresh: _n(usage.input_tokens) - _n(usage.cached_tokens),
+        output: _n(usage.output_tokens),
     }
     if usage.cached_tokens is not None:
-        block["cache_read_input_tokens"] = usage.cached_tokens
+        block[read] = usage.cached_tokens
     return block
+
+
+def anthropic_block(usage: Usage) -> dict[str, Any]:
+    """`usage` of a Messages body: cache reads counted apart from input_tokens."""
+    return _cache_apart_block(usage, "input_tokens", "cache_read_input_tokens", "output_tokens")
 
 
 def gemini_block(usage: Usage) -> dict[str, Any]:
@@ -198,13 +211,8 @@ def gemini_block(usage: Usage) -> dict[str, Any]:
 
 def bedrock_block(usage: Usage) -> dict[str, Any]:
     """`usage` of a Converse body or of its stream's metadata event."""
-    block: dict[str, Any] = {
-        "inputTokens": _n(usage.input_tokens) - _n(usage.cached_tokens),
-        "outputTokens": _n(usage.output_tokens),
-        "totalTokens": _n(usage.input_tokens) + _n(usage.output_tokens),
-    }
-    if usage.cached_tokens is not None:
-        block["cacheReadInputTokens"] = usage.cached_tokens
+    block = _cache_apart_block(usage, "inputTokens", "cacheReadInputTokens", "outputTokens")
+    block["totalTokens"] = _n(usage.input_tokens) + _n(usage.output_tokens)
     return block
 
 
