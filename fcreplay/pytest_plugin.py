@@ -39,6 +39,7 @@ _RUN_ID = pytest.StashKey[str]()
 _SEEN = pytest.StashKey["dict[str, set[tuple[str, str]]]"]()
 """`ran` and `known` test names, kept for every session without loading fcreplay."""
 _SUMMARY = pytest.StashKey["list[str]"]()
+_NAME = pytest.StashKey["TestName"]()
 _MODES = ("none", "once", "new_episodes", "all")
 _PACKAGE = __name__.partition(".")[0]
 
@@ -126,10 +127,14 @@ def _seen(config: pytest.Config) -> dict[str, set[tuple[str, str]]]:
 
 
 def _name(item: pytest.Item) -> TestName:
-    from fcreplay.plugin.naming import test_name
+    found = item.stash.get(_NAME, None)
+    if found is None:
+        from fcreplay.plugin.naming import test_name
 
-    cls = getattr(item, "cls", None)
-    return test_name(item.nodeid, item.path, cls.__name__ if cls else None, item.name)
+        cls = getattr(item, "cls", None)
+        found = test_name(item.nodeid, item.path, cls.__name__ if cls else None, item.name)
+        item.stash[_NAME] = found
+    return found
 
 
 @pytest.fixture

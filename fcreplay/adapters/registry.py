@@ -37,6 +37,14 @@ _registered: dict[str, ClientAdapter] = {}
 """`register_adapter` adapters and loaded entry points, by name."""
 _by_path: dict[str, ClientAdapter] = {}
 """Adapters resolved from "package.module:attribute", by that string."""
+_built_in: dict[str, ClientAdapter] = {}
+"""Built-in adapter modules once imported, by name."""
+_urls: dict[str, str | None] = {}
+"""`api_for_url` answers by URL path, for the registry `_urls_of` names."""
+_urls_of: tuple[int, int] = (0, 0)
+"""(id, size) of the `_registered` the cached answers were found in: registering an
+adapter, or replacing the registry, makes them stale."""
+_MAX_URLS = 4096
 
 
 class UnknownAdapterError(ValueError):
@@ -62,9 +70,13 @@ def register_adapter(name: str, adapter: object) -> None:
 
 def get_adapter(name: str) -> ClientAdapter:
     """Return the adapter `name` resolves to (module doc); raise UnknownAdapterError."""
+    found = _built_in.get(name)
+    if found is not None:
+        return found
     module = BUILT_IN.get(name)
     if module is not None:
-        return cast("ClientAdapter", importlib.import_module(module))
+        found = _built_in[name] = cast("ClientAdapter", importlib.import_module(module))
+        return found
     for known in (_registered, _by_path):
         if name in known:
             return known[name]
@@ -84,7 +96,20 @@ def adapters() -> Iterator[tuple[str, ClientAdapter]]:
 
 def api_for_url(url: str) -> str | None:
     """Name the registered adapter whose wire format a request URL uses, or None."""
+    global _urls_of
     path = url.split("#", 1)[0].split("?", 1)[0]
+    registry = (id(_registered), len(_registered))
+    if registry != _urls_of or len(_urls) >= _MAX_URLS:
+        _urls.clear()
+        _urls_of = registry
+    try:
+        return _urls[path]
+    except KeyError:
+        answer = _urls[path] = _api_for_path(path)
+        return answer
+
+
+def _api_for_path(path: str) -> str | None:
     found = list(adapters())
     # Google-style methods first: they are found anywhere in the path, endings only at its end.
     for name, adapter in found:

@@ -21,6 +21,7 @@ from typing import Any
 
 from fcreplay.canonical import same_value, sorted_json
 from fcreplay.cassettes.interactions import Interaction, RecordedRequest
+from fcreplay.strictjson import exact_json
 from fcreplay.structdiff import MISSING, differences
 from fcreplay.traffic.wire import path_of
 
@@ -69,23 +70,71 @@ class Match:
     so its digest needs no second serialization; None otherwise."""
 
 
+class ExactIndex:
+    """The recorded requests by method, path and exact body bytes (`strictjson.exact_json`),
+    built once per cassette: a request sent as it was recorded is found without walking
+    or serializing the recorded bodies again."""
+
+    def __init__(self, interactions: Sequence[Interaction]) -> None:
+        self._positions: dict[tuple[str, str, bytes], list[int]] = {}
+        for index, interaction in enumerate(interactions):
+            recorded = interaction.request
+            exact = exact_json(recorded.body)
+            if exact is not None:
+                key = (recorded.method, path_of(recorded.uri), exact)
+                self._positions.setdefault(key, []).append(index)
+
+    def first(self, played: Sequence[bool], method: str, path: str, exact: bytes) -> int | None:
+        """The first unplayed recording whose request has exactly these bytes, or None."""
+        for index in self._positions.get((method, path, exact), ()):
+            if not played[index]:
+                return index
+        return None
+
+
 def find(
     interactions: Sequence[Interaction],
     played: Sequence[bool],
     method: str,
     path: str,
     body: Any,
+    index: ExactIndex | None = None,
 ) -> Match | None:
     """The first unplayed interaction that matches, or None.
+
+    With `index`, a recording of exactly the bytes sent is looked up first; only the
+    unplayed recordings before it are compared one by one (one of them may hold the
+    same value with its keys in another order, and the earliest answers). Without
+    one, or when no recording has the exact bytes, every recording is compared.
+    """
+    method = method.upper()
+    if index is not None and isinstance(body, dict | list):
+        exact = exact_json(body)
+        hit = None if exact is None else index.first(played, method, path, exact)
+        # Equal bytes are equal values, unless a non-finite float was written as null.
+        if hit is not None and (b"null" not in exact or interactions[hit].request.body == body):
+            earlier = _compared(interactions, played, method, path, body, hit)
+            return Match(hit, None) if earlier is None else earlier
+    return _compared(interactions, played, method, path, body, len(interactions))
+
+
+def _compared(
+    interactions: Sequence[Interaction],
+    played: Sequence[bool],
+    method: str,
+    path: str,
+    body: Any,
+    end: int,
+) -> Match | None:
+    """The first unplayed match among the first `end` interactions, compared one by one.
 
     `==` rules most recordings out at C speed; it confuses `true` with `1`, so a
     recording it lets through is confirmed by comparing sorted JSON texts (the
     sent body's taken once), then canonically (`2.0` is `2`).
     """
-    method = method.upper()
     text: str | None = None
-    for index, interaction in enumerate(interactions):
-        recorded = interaction.request
+    for index in range(end):
+        recorded = interactions[index].request
         if played[index] or not _route_matches(recorded, method, path) or recorded.body != body:
             continue
         if isinstance(body, bytes):

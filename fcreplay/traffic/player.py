@@ -35,7 +35,7 @@ from fcreplay.cassettes.interactions import Interaction
 from fcreplay.cassettes.store import CassetteMeta
 from fcreplay.neutral import WireResponse
 from fcreplay.traffic.cassette import load_traffic, save_traffic
-from fcreplay.traffic.matching import Miss, find, miss
+from fcreplay.traffic.matching import ExactIndex, Miss, find, miss
 from fcreplay.traffic.wire import ClientRequest
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
@@ -87,6 +87,7 @@ class TrafficPlayer:
         """Whether the cassette was on disk when the player opened it."""
         self._recorded: list[Interaction] = list(loaded or [])
         self._played = [False] * len(self._recorded)
+        self._index: ExactIndex | None = None
         self._live = mode == "all" or (mode == "once" and loaded is None)
         self._new: list[Interaction] = []
         self._secrets: set[str] = set()
@@ -113,7 +114,16 @@ class TrafficPlayer:
             self._secrets.update(request.credentials())
             if self._live:
                 return Live()
-            found = find(self._recorded, self._played, request.method, request.path, request.body())
+            if self._index is None:
+                self._index = ExactIndex(self._recorded)
+            found = find(
+                self._recorded,
+                self._played,
+                request.method,
+                request.path,
+                request.body(),
+                self._index,
+            )
             if found is not None:
                 self._played[found.index] = True
                 interaction = self._recorded[found.index]
