@@ -109,8 +109,8 @@ def find(
     """
     method = method.upper()
     if index is not None and isinstance(body, dict | list):
-        exact = exact_json(body)
-        hit = None if exact is None else index.first(played, method, path, exact)
+        exact = exact_json(body) or b""
+        hit = index.first(played, method, path, exact) if exact else None
         # Equal bytes are equal values, unless a non-finite float was written as null.
         if hit is not None and (b"null" not in exact or interactions[hit].request.body == body):
             earlier = _compared(interactions, played, method, path, body, hit)
