@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from typing import Any
 
@@ -140,6 +141,26 @@ def test_record_once_then_replay_with_the_network_refused(
     ]
     assert {r.target for r in records} == {"pytest/test_agent"}
     assert records[0].test == "test_agent.py::test_anthropic"
+
+
+def test_workers_write_the_run_log_one_process_writes(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    record(project, monkeypatch, "--fcreplay-update").assert_outcomes(passed=2)
+    refuse_network(monkeypatch)
+    runs = project.path / "runs"
+
+    def last_log() -> list[str]:
+        text = sorted(runs.glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns)[-1].read_text()
+        text = re.sub(r'"run_id":"[^"]*"', '"run_id":"-"', text)
+        return re.sub(r'"elapsed_ms":\d+', '"elapsed_ms":0', text).splitlines()
+
+    project.runpytest().assert_outcomes(passed=2)
+    alone = last_log()
+    project.runpytest("-p", "xdist", "-n", "2").assert_outcomes(passed=2)
+    assert last_log() == alone
+    assert len(alone) == 6 and not list(runs.glob(".*.part"))
 
 
 def test_a_request_without_recording_fails_with_the_nearest_and_the_diff(

@@ -15,7 +15,6 @@ that name it.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Iterator
 from typing import cast
@@ -140,6 +139,8 @@ def _from_entry_point(name: str) -> ClientAdapter:
     points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
     chosen = next((point for point in points if point.name == name), None)
     if chosen is None:
+        import difflib
+
         known = [*BUILT_IN, *_registered]
         known += sorted(point.name for point in points if point.name not in known)
         close = difflib.get_close_matches(name, known, n=1)

@@ -18,9 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fcreplay.atomic import write_text_atomically
-from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.golden.store import GoldenEntry, entry_of, golden_path, load_golden
-from fcreplay.golden.update import update_golden
 from fcreplay.plugin.naming import TestName
 from fcreplay.record import AttemptRecord
 from fcreplay.runlog import RunLogWriter, read_run_log, record_line, run_log_path
@@ -52,6 +50,10 @@ class PluginSession:
     names: dict[Key, str] = field(default_factory=dict)
     """Node id of each (target, name), to refuse two tests sharing one file name."""
     _writer: RunLogWriter | None = None
+    _order: list[tuple[tuple[str, str, tuple[str, int, str]], int, int]] = field(
+        default_factory=list
+    )
+    """(sort key, start, end) of each line of this process's part, as appended."""
     _golden_cache: dict[str, dict[tuple[str, str], GoldenEntry]] = field(default_factory=dict)
 
     # --- tests -----------------------------------------------------------------------
@@ -73,6 +75,8 @@ class PluginSession:
             self._writer = RunLogWriter(self._part(self.worker), durable=False)
         for record in records:
             self._writer.append_line(record.key, record_line(record))
+            start, end = self._writer.spans[record.key]
+            self._order.append((_sort_key(record), start, end))
 
     def _part(self, worker: str) -> Path:
         return self.runs / f".{self.run_id}.{worker}.part"
@@ -166,19 +170,26 @@ class PluginSession:
 
     def _merge_run_log(self) -> str:
         parts = sorted(self.runs.glob(f".{self.run_id}.*.part"))
-        records = [record for part in parts for record in read_run_log(part).records]
-        records.sort(
-            key=lambda r: (r.test or "", r.case_id, _variant_order((r.case_id, r.variant)))
-        )
         path = run_log_path(self.runs, self.run_id)
-        end = run_end_line(RunEnd(self.run_id, "pytest", True, len(records)))
-        write_text_atomically(path, "".join(record_line(record) for record in records) + end)
+        if self._order and parts == [self._part(self.worker)]:
+            # Only this process wrote: its lines are reordered as bytes, unparsed.
+            data = parts[0].read_bytes()
+            order = sorted(self._order, key=lambda item: item[0])
+            lines = [data[start:end].decode("utf-8") for _, start, end in order]
+            count = len(lines)
+        else:
+            records = [record for part in parts for record in read_run_log(part).records]
+            records.sort(key=_sort_key)
+            lines = [record_line(record) for record in records]
+            count = len(records)
+        end = run_end_line(RunEnd(self.run_id, "pytest", True, count))
+        write_text_atomically(path, "".join(lines) + end)
         for part in parts:
             part.unlink()
         cassettes = (
             f"; {self.cassettes_written} cassettes written" if self.cassettes_written else ""
         )
-        return f"fcreplay: run log {path} ({len(records)} model exchanges){cassettes}"
+        return f"fcreplay: run log {path} ({count} model exchanges){cassettes}"
 
     def _unused(self) -> set[Key]:
         """Golden entries' tests of the modules that ran, which nothing checked: tests that
@@ -195,6 +206,10 @@ class PluginSession:
     def _write_golden(self, unused: Iterable[Key]) -> int:
         if not self.update:
             return 0
+        # Loaded by `--fcreplay-update` only.
+        from fcreplay.cassettes.redaction import SecretGuard
+        from fcreplay.golden.update import update_golden
+
         written = 0
         by_target: dict[str, list[AttemptRecord]] = {}
         for record in self.writes:
@@ -216,6 +231,11 @@ class PluginSession:
             SecretGuard().check(text, where=f"golden file {path}")
             write_text_atomically(path, text)
         return written
+
+
+def _sort_key(record: AttemptRecord) -> tuple[str, str, tuple[str, int, str]]:
+    """The run log's order: by test, then exchange."""
+    return (record.test or "", record.case_id, _variant_order((record.case_id, record.variant)))
 
 
 def _variant_order(key: tuple[str, str]) -> tuple[str, int, str]:

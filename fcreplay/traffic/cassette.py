@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from fcreplay.adapters.registry import api_for_url
 from fcreplay.atomic import write_text_atomically
@@ -26,6 +27,7 @@ from fcreplay.cassettes.store import (
     load_cassette,
 )
 from fcreplay.errors import InputError
+from fcreplay.strictjson import exact_json
 
 TRAFFIC_VARIANT = "traffic"
 """The `variant` of a traffic cassette's fcreplay block (suite cassettes name theirs)."""
@@ -51,8 +53,36 @@ def load_traffic(path: Path) -> list[Interaction] | None:
     for index, interaction in enumerate(load_cassette(path).interactions):
         if isinstance(interaction, UnreadableInteraction):
             raise InputError.at(path, None, f"interaction {index}: {interaction.reason}")
+        _share_tools(interaction.request.body)
         found.append(interaction)
     return found
+
+
+_TOOL_LISTS: dict[bytes, list[Any]] = {}
+"""One tool list per distinct list of the cassettes read, by its exact bytes."""
+_MAX_TOOL_LISTS = 64
+
+
+def _share_tools(body: Any) -> None:
+    """Give a recorded request body the tool list an earlier cassette sent, when equal.
+
+    Every test of a suite sends the same tools: kept once, a test's cassette adds only
+    what is its own to the memory the garbage collector walks while the test runs (the
+    parsed copy is freed at once). Recorded bodies are read, never changed.
+    """
+    if type(body) is not dict or type(tools := body.get("tools")) is not list or not tools:
+        return
+    exact = exact_json(tools)
+    if exact is None:
+        return
+    known = _TOOL_LISTS.get(exact)
+    if known is None:
+        if len(_TOOL_LISTS) >= _MAX_TOOL_LISTS:
+            _TOOL_LISTS.clear()
+        _TOOL_LISTS[exact] = tools
+    # Equal bytes are equal values, unless a non-finite float was written as null.
+    elif b"null" not in exact or known == tools:
+        body["tools"] = known
 
 
 def labelled(interactions: Iterable[Interaction]) -> list[Interaction]:

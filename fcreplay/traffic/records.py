@@ -16,15 +16,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from fcreplay.adapters.protocol import ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import sorted_json
 from fcreplay.decision import ProviderError, signature
 from fcreplay.finding import Finding
-from fcreplay.inputs.cases import Expectation
-from fcreplay.inputs.contract import Contract
-from fcreplay.judge.repair import ArgumentClassification, classify_arguments
 from fcreplay.neutral import RequestView, ToolChoice
 from fcreplay.record import (
     Aborted,
@@ -38,6 +36,11 @@ from fcreplay.record import (
 from fcreplay.strictjson import exact_json
 from fcreplay.traffic.judging import ModelExchange
 from fcreplay.version import __version__
+
+if TYPE_CHECKING:
+    from fcreplay.inputs.cases import Expectation
+    from fcreplay.inputs.contract import Contract
+    from fcreplay.judge.repair import ArgumentClassification
 
 EXCHANGE_VARIANT = "exchange-{index}"
 
@@ -103,6 +106,9 @@ def _record(
         error = Aborted("missing_interaction", exchange.miss.message)
     arguments: tuple[ArgumentClassification, ...] = ()
     if decision is not None and conversation.contract is not None:
+        # Loaded with the first contract: a test that gives none never needs it.
+        from fcreplay.judge.repair import classify_arguments
+
         arguments = tuple(
             classify_arguments(call, conversation.contract) for call in decision.calls
         )
