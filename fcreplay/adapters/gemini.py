@@ -172,7 +172,8 @@ def read_request(body: Any, path: str) -> RequestView:
             last_user_text = "".join(texts)
             break
     turns = sum(1 for content in contents if any(map(_is_response_part, parts_of(content))))
-    names = tuple(spec.name for spec in sent_tools(request))
+    # Names only: converting and copying every schema is for `sent_tools`.
+    names = tuple(declaration["name"] for declaration in _declarations(request))
     match = _MODEL_IN_PATH.search(path)
     return RequestView(
         model=match.group(1) if match else None,
@@ -210,23 +211,30 @@ def sent_tools(request_body: Any) -> list[ToolSpec]:
     read, since other clients' recordings use either. Built-in tools are skipped.
     """
     specs: list[ToolSpec] = []
+    for declaration in _declarations(request_body):
+        description = declaration.get("description")
+        specs.append(
+            ToolSpec(
+                name=declaration["name"],
+                description=description if isinstance(description, str) else "",
+                parameters=_declared_schema(declaration),
+                effect="read",
+            )
+        )
+    return specs
+
+
+def _declarations(request_body: Any) -> list[dict[str, Any]]:
+    """The function declarations of a request body that name their function."""
+    found: list[dict[str, Any]] = []
     for entry in as_list(as_dict(request_body).get("tools")):
         if not isinstance(entry, dict):
             continue
         declarations = entry.get("functionDeclarations", entry.get("function_declarations"))
         for declaration in as_list(declarations):
-            if not isinstance(declaration, dict) or not isinstance(declaration.get("name"), str):
-                continue
-            description = declaration.get("description")
-            specs.append(
-                ToolSpec(
-                    name=declaration["name"],
-                    description=description if isinstance(description, str) else "",
-                    parameters=_declared_schema(declaration),
-                    effect="read",
-                )
-            )
-    return specs
+            if isinstance(declaration, dict) and isinstance(declaration.get("name"), str):
+                found.append(declaration)
+    return found
 
 
 def _declared_schema(declaration: Mapping[str, Any]) -> dict[str, Any]:

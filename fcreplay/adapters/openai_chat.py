@@ -140,6 +140,18 @@ def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
 
 def sent_tools(request_body: Any) -> list[ToolSpec]:
     """Return the function tools a request declared, parameters exactly as sent."""
+    return [
+        ToolSpec(
+            name=function["name"],
+            description=function.get("description") or "",
+            parameters=_declared_parameters(function.get("parameters")),
+        )
+        for function in _declared_functions(request_body)
+    ]
+
+
+def _declared_functions(request_body: Any) -> list[dict[str, Any]]:
+    """The function objects a request declared that name their function."""
     if not isinstance(request_body, dict):
         return []
     declared = [
@@ -149,11 +161,7 @@ def sent_tools(request_body: Any) -> list[ToolSpec]:
     ]
     declared += as_list(request_body.get("functions"))  # deprecated functions API
     return [
-        ToolSpec(
-            name=function["name"],
-            description=function.get("description") or "",
-            parameters=_declared_parameters(function.get("parameters")),
-        )
+        function
         for function in declared
         if isinstance(function, dict) and isinstance(function.get("name"), str)
     ]
@@ -175,15 +183,16 @@ def read_request(body: Any, path: str) -> RequestView:
         for index, role in enumerate(roles)
         if role in _RESULT_ROLES and (index == 0 or roles[index - 1] not in _RESULT_ROLES)
     )
-    tools = sent_tools(body)
+    # Names only: the tools' specs are built when they are judged (`sent_tools`).
+    names = tuple(function["name"] for function in _declared_functions(body))
     parallel = body.get("parallel_tool_calls")
     model = body.get("model")
     return RequestView(
         model=model if isinstance(model, str) else None,
         last_user_text=content_text(users[-1]) if users else None,
         tool_result_turns=result_turns,
-        tool_names=tuple(tool.name for tool in tools),
-        tool_choice=_read_choice(body.get("tool_choice")) if tools else ToolChoice("no_tools"),
+        tool_names=names,
+        tool_choice=_read_choice(body.get("tool_choice")) if names else ToolChoice("no_tools"),
         parallel_tool_calls=parallel if isinstance(parallel, bool) else None,
         stream=body.get("stream") is True,
     )
