@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fcreplay.canonical import sorted_json
 from fcreplay.cassettes.store import load_cassette
 from fcreplay.errors import InputError, SecretLeakError
 from fcreplay.inputs.contract import Contract
@@ -16,6 +18,7 @@ from fcreplay.traffic.cassette import traffic_meta
 from fcreplay.traffic.judging import history_problems, model_exchanges, tool_drifts
 from fcreplay.traffic.matching import Miss
 from fcreplay.traffic.player import Live, Replayed, TrafficPlayer, parse_record_mode
+from fcreplay.traffic.records import Conversation, exchange_records
 from fcreplay.traffic.wire import ClientRequest, read_response, reply_of
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
@@ -56,6 +59,43 @@ def test_once_records_a_new_cassette_then_replays_it_in_order(tmp_path: Path) ->
     again = player.lookup(chat("a"))
     assert isinstance(again, Miss) and "already answered" in again.message
     assert not player.save() and path.read_text(encoding="utf-8") == text
+
+
+def test_the_earliest_equal_recording_answers_whatever_its_key_order(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    reordered = {"messages": [{"content": "a", "role": "user"}], "model": "m", "top_p": 1}
+    exact = {"model": "m", "messages": [{"role": "user", "content": "a"}], "top_p": 1}
+    flag = {"model": "m", "messages": [{"role": "user", "content": "a"}], "top_p": True}
+    record(
+        path, *(ClientRequest("POST", URL, {}, json.dumps(b).encode()) for b in (reordered, exact))
+    )
+    player = TrafficPlayer(path, META, "none")
+    sent = [ClientRequest("POST", URL, {}, json.dumps(b).encode()) for b in (exact, exact, flag)]
+    found = [player.lookup(request) for request in sent]
+    # The same value with its keys in another order was recorded first: it answers first.
+    assert [f.index for f in found[:2] if isinstance(f, Replayed)] == [0, 1]
+    # `true` is not `1`, though Python's `==` says it is.
+    assert isinstance(found[2], Miss) and found[2].differences == ("/top_p: recorded 1, now true",)
+
+
+def test_cassettes_of_one_tool_list_share_it_and_hash_each_body_as_sent(tmp_path: Path) -> None:
+    tools = [{"type": "function", "function": {"name": f"t{n}", "parameters": {
+        "type": "object", "properties": {"x": {"type": "string", "description": "é" * 300}}}}}
+        for n in range(8)]  # fmt: skip
+    players = []
+    for name in ("a", "b"):
+        record(tmp_path / f"{name}.json", chat(name, tools=tools, temperature=0.5))
+        player = TrafficPlayer(tmp_path / f"{name}.json", META, "none", keep_texts=True)
+        assert isinstance(player.lookup(chat(name, tools=tools, temperature=0.5)), Replayed)
+        players.append(player)
+    first, second = (player.recorded[0].request.body for player in players)
+    assert first["tools"] is second["tools"] and first["tools"] == tools
+    for player in players:
+        body = player.recorded[0].request.body
+        conversation = Conversation(run_id="r", target="pytest/t", case_id="c")
+        exchanges = model_exchanges(player.timeline, player.body_texts)
+        (made,) = exchange_records(conversation, exchanges, findings={}, expectations={})
+        assert made.request_sha256 == hashlib.sha256(sorted_json(body).encode()).hexdigest()
 
 
 def test_a_miss_names_the_nearest_request_and_each_difference(tmp_path: Path) -> None:
