@@ -156,7 +156,7 @@ def command(
     chosen = _shard(shard)
     if from_run is not None and chosen is not None:
         raise click.UsageError("--from-run gives the verdict of a run log: it takes no --shard")
-    suite = load_suite(config_path)
+    suite = load_suite(config_path, cache=not no_cache)
     if from_run is not None:
         from fcreplay.commands.runarg import locate_run
         from fcreplay.fanin import check_run_log
