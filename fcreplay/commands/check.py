@@ -13,6 +13,7 @@ from fcreplay.commands.running import problem_lines
 
 if TYPE_CHECKING:
     from fcreplay.check import CheckResult
+    from fcreplay.inputs.config import SuiteConfig
     from fcreplay.shards import Shard
 
 MAX_SHOWN = 20
@@ -164,16 +165,16 @@ def command(
         result = check_run_log(suite, locate_run(from_run, config_path), fail_on=reasons)
     else:
         result = run_check(suite, fail_on=reasons, processes=jobs, cache=not no_cache, shard=chosen)
-    return show_result(result, str(suite.config.source))
+    return show_result(result, suite.config)
 
 
-def show_result(result: CheckResult, config_path: str) -> bool:
+def show_result(result: CheckResult, config: SuiteConfig) -> bool:
     """Print what `fcreplay check` prints of `result` and return whether it passes."""
-    from fcreplay.commands.output import echo, guard_of
+    from fcreplay.commands.output import echo, suite_guard
     from fcreplay.render.report import render_text
     from fcreplay.render.schemadiff import render
 
-    guard = guard_of(config_path)
+    guard = suite_guard(config)
     for note in result.counted.notes if result.counted else ():
         click.echo(note, err=True)
     headline = result.headline()
