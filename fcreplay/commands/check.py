@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+import fcreplay.collector as collector
 from fcreplay.commands.options import config_option, jobs_option
 from fcreplay.commands.running import problem_lines
 
@@ -150,6 +151,19 @@ def command(
         return check_cassettes(
             cassette_dir, contract_path, golden_dir, allow, runs, fail_on if given else None
         )
+    # Loading the modules and the suite builds much and no cycles worth walking for.
+    with collector.paused():
+        return _check_suite(config_path, fail_on, jobs, no_cache, shard, from_run)
+
+
+def _check_suite(
+    config_path: str | None,
+    fail_on: str,
+    jobs: int | None,
+    no_cache: bool,
+    shard: str | None,
+    from_run: str | None,
+) -> bool:
     from fcreplay.check import parse_fail_on, run_check
     from fcreplay.inputs.suite import load_suite
 
