@@ -143,6 +143,8 @@ def _from_entry_point(name: str) -> ClientAdapter:
 
         known = [*BUILT_IN, *_registered]
         known += sorted(point.name for point in points if point.name not in known)
+        import difflib  # only for the error's suggestion
+
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UnknownAdapterError(
