@@ -139,8 +139,6 @@ def _from_entry_point(name: str) -> ClientAdapter:
     points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
     chosen = next((point for point in points if point.name == name), None)
     if chosen is None:
-        import difflib
-
         known = [*BUILT_IN, *_registered]
         known += sorted(point.name for point in points if point.name not in known)
         import difflib  # only for the error's suggestion
