@@ -60,6 +60,8 @@ def load_traffic(path: Path) -> list[Interaction] | None:
 
 _TOOL_LISTS: dict[bytes, list[Any]] = {}
 """One tool list per distinct list of the cassettes read, by its exact bytes."""
+_EXACT: dict[int, bytes] = {}
+"""The exact bytes of each list in `_TOOL_LISTS`, by the list's identity."""
 _MAX_TOOL_LISTS = 64
 
 
@@ -79,10 +81,19 @@ def _share_tools(body: Any) -> None:
     if known is None:
         if len(_TOOL_LISTS) >= _MAX_TOOL_LISTS:
             _TOOL_LISTS.clear()
+            _EXACT.clear()
         _TOOL_LISTS[exact] = tools
+        _EXACT[id(tools)] = exact
     # Equal bytes are equal values, unless a non-finite float was written as null.
     elif b"null" not in exact or known == tools:
         body["tools"] = known
+
+
+def shared_exact(value: Any) -> bytes | None:
+    """The exact bytes (`strictjson.exact_json`) of a tool list cassettes share, without
+    writing it again; None for any other value."""
+    exact = _EXACT.get(id(value))
+    return exact if exact is not None and _TOOL_LISTS.get(exact) is value else None
 
 
 def labelled(interactions: Iterable[Interaction]) -> list[Interaction]:

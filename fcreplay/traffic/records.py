@@ -34,6 +34,7 @@ from fcreplay.record import (
     Verdict,
 )
 from fcreplay.strictjson import exact_json
+from fcreplay.traffic.cassette import shared_exact
 from fcreplay.traffic.judging import ModelExchange
 from fcreplay.version import __version__
 
@@ -188,7 +189,7 @@ def _sorted_bytes(value: object) -> bytes:
     """`sorted_json(value)` as UTF-8, taken from `_PIECES` for a large container seen before."""
     if not isinstance(value, dict | list):
         return sorted_json(value).encode("utf-8")
-    exact = exact_json(value)
+    exact = shared_exact(value) or exact_json(value)
     # Equal bytes are equal values unless a non-finite float was written as null.
     if exact is None or len(exact) < _LARGE_PIECE or b"null" in exact:
         return sorted_json(value).encode("utf-8")
