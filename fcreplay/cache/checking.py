@@ -22,7 +22,7 @@ from typing import Any
 from fcreplay.atomic import sweep
 from fcreplay.cache import fold
 from fcreplay.cache.codec import schema_from
-from fcreplay.cache.digest import digest_from, digest_of
+from fcreplay.cache.digest import Digest, digest_from, digest_json, digest_of
 from fcreplay.cache.keys import UnitKeys
 from fcreplay.cache.memo import Memo, read_memo, write_memo
 from fcreplay.cache.pack import Pack
@@ -45,6 +45,7 @@ from fcreplay.engine.plan import Unit
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.runner import ReplayOptions, RunResult, planned_units, replay
 from fcreplay.golden.diff import GoldenDiff
+from fcreplay.inputs.prices import Price
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 from fcreplay.runmarks import RunScope
@@ -71,6 +72,25 @@ class CheckParts:
     reused: int
     """Units taken from the cache."""
     notes: tuple[str, ...] = ()
+
+
+class _Digests:
+    """Each replayed unit's digest, made in the worker that ran it (`pools.Condense`): the
+    parent keeps only the records of attempts that drifted or found no recording."""
+
+    def __init__(self, prices: dict[str, Price]) -> None:
+        self._prices = prices
+        self.made: dict[str, bytes] = {}
+        """unit label -> its digest as JSON bytes"""
+
+    def of(self, unit: Unit, records: list[AttemptRecord]) -> bytes:
+        return dumps(digest_json(digest_of(records, self._prices)))
+
+    def keeps(self, record: AttemptRecord) -> bool:
+        return record.drift is not None or record.replay_miss
+
+    def take(self, unit: Unit, made: Any) -> None:
+        self.made[unit.label] = made
 
 
 class _Reuse:
@@ -158,14 +178,16 @@ def cached_check(
     if any(p.entry is None for p in planned):
         settle(shares, planned, suite)
     reuse = _Reuse(planned, reps)
-    run = replay(suite, replace(options, observer=shares, reuse=reuse), progress=progress)
+    digests = _Digests(dict(config.prices))
+    run = replay(
+        suite, replace(options, observer=shares, reuse=reuse, condense=digests), progress=progress
+    )
     by_label = {p.unit.label: p for p in planned}
     for record in run.records:
         by_label[record.unit].records.append(record)
-    prices = dict(config.prices)
     for p in planned:
         if p.entry is None:
-            p.digest = digest_of(p.records, prices)
+            p.digest_bytes = digests.made.pop(p.unit.label)
             p.share = shares.shares[p.path]
             p.share_bytes = dumps(share_json(p.share))
         else:
@@ -174,8 +196,10 @@ def cached_check(
     for name, members in targets.items():
         if name not in folds:
             made = fold.target_fold(
-                name, [(p.ids, _given(p.digest)) for p in members], config.golden, run.scope
+                name, [(p.ids, _digest(p)) for p in members], config.golden, run.scope
             )
+            for p in members:
+                p.digest = None  # one target's digests at a time, not the run's
             data = json.loads(dumps(fold.fold_json(made)))
             folds[name] = fold.fold_from(data)
             key = target_keys[name]
@@ -212,7 +236,7 @@ def cached_check(
     try:
         _prepare(folder)
         index.save()
-        if run.records:
+        if any(p.entry is None for p in planned):
             write_packs(folder, planned, run, shares, reps)
         if changed:
             write_memo(folder / MEMO, memo)
@@ -221,9 +245,11 @@ def cached_check(
     return parts
 
 
-def _given(value: Any) -> Any:
-    assert value is not None  # every unit has its digest and share by the fold
-    return value
+def _digest(p: Planned) -> Digest:
+    """The unit's digest: read from the cache, or as its worker made it."""
+    if p.digest is None:
+        p.digest = digest_from(json.loads(p.digest_bytes), p.ids)
+    return p.digest
 
 
 def _prepare(folder: Any) -> None:
