@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -103,20 +104,17 @@ class _Reuse:
     def covers(self, unit: Unit) -> bool:
         return unit.label in self._labels
 
-    def lines(self, run_id: str) -> tuple[list[tuple[AttemptKey, int]], bytes]:
-        lengths: list[int] = []
-        pieces: list[bytes] = []
-        keys: list[AttemptKey] = []
+    def lines(self, run_id: str) -> Iterator[tuple[list[tuple[AttemptKey, int]], bytes]]:
         by_pack: dict[int, tuple[Pack, list[Planned]]] = {}
         for p in self._planned:
             if p.entry is not None:
                 by_pack.setdefault(id(p.pack), (p.pack, []))[1].append(p)
-        for pack, known in by_pack.values():  # a target's units are together in plan order
+        # A target's units are together in plan order: one block per target, so that no
+        # more than one target's lines are held.
+        for pack, known in by_pack.values():
             found, data = pack.stamped([p.entry for p in known if p.entry is not None], run_id)
-            lengths += found
-            pieces.append(data)
-            keys += [(*p.ids, n) for p in known for n in range(1, self._reps + 1)]
-        return list(zip(keys, lengths, strict=True)), b"".join(pieces)
+            keys = [(*p.ids, n) for p in known for n in range(1, self._reps + 1)]
+            yield list(zip(keys, found, strict=True)), data
 
 
 def cached_check(
@@ -137,7 +135,9 @@ def cached_check(
     keys = UnitKeys(suite, index)
     reps = config.repetitions
     units = planned_units(suite, options)
-    packs = read_packs(folder, dict.fromkeys(u.target.name for u in units))
+    # Without reading, the units replayed now need no entries: only the others' are kept.
+    skip = () if read else {u.label for u in units}
+    packs = read_packs(folder, dict.fromkeys(u.target.name for u in units), skip)
     planned = []
     folder_name = str(config.cassettes)
     for unit in units:

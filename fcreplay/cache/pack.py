@@ -17,7 +17,7 @@ import json
 import os
 import weakref
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,20 +140,21 @@ def _stretches(lines: list[Line]) -> list[list[Line]]:
     return found
 
 
-def read_pack(path: Path) -> Pack:
-    """The pack at `path`; an empty one when there is none or it fails a check."""
+def read_pack(path: Path, skip: Collection[str] = ()) -> Pack:
+    """The pack at `path`; an empty one when there is none or it fails a check. The
+    entries of the units in `skip` are left out (a check that replays them needs none)."""
     try:
         descriptor = os.open(path, os.O_RDONLY)
     except OSError:
         return Pack()
     try:
-        return _parse(descriptor)
+        return _parse(descriptor, skip)
     except (OSError, ValueError, TypeError, KeyError, IndexError):
         os.close(descriptor)
         return Pack()  # damaged, or another fcreplay's: start over
 
 
-def _parse(descriptor: int) -> Pack:
+def _parse(descriptor: int, skip: Collection[str]) -> Pack:
     with os.fdopen(os.dup(descriptor), "rb") as stream:
         if stream.read(len(MAGIC)) != MAGIC:
             raise ValueError("not a cache file")
@@ -178,6 +179,8 @@ def _parse(descriptor: int) -> Pack:
     index = json.loads(index_bytes)
     entries = {}
     for label, (key, start, lengths, at, size, digest, share) in index["units"].items():
+        if label in skip:
+            continue
         if not (isinstance(key, str) and isinstance(label, str) and isinstance(lengths, list)):
             raise ValueError("damaged")
         numbers = (start, at, size, *lengths)

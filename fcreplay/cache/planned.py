@@ -8,7 +8,7 @@ exception, and its unit is replayed or its share taken from its cassette again.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,9 +65,9 @@ def pack_path(folder: Path, target: str) -> Path:
     return folder / f"{target}.pack"
 
 
-def read_packs(folder: Path, targets: Iterable[str]) -> dict[str, Pack]:
-    """The pack of each target."""
-    return {name: read_pack(pack_path(folder, name)) for name in targets}
+def read_packs(folder: Path, targets: Iterable[str], skip: Collection[str] = ()) -> dict[str, Pack]:
+    """The pack of each target (without the entries of the units in `skip`)."""
+    return {name: read_pack(pack_path(folder, name), skip) for name in targets}
 
 
 def target_key(

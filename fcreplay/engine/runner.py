@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -68,9 +68,9 @@ class Reuse(Protocol):
         """Whether `unit`'s lines are known (it is then not replayed)."""
         ...
 
-    def lines(self, run_id: str) -> tuple[Sequence[tuple[AttemptKey, int]], bytes]:
-        """The known lines of every covered unit in plan order, stamped with `run_id`:
-        each one's attempt and length, and their bytes back to back."""
+    def lines(self, run_id: str) -> Iterable[tuple[Sequence[tuple[AttemptKey, int]], bytes]]:
+        """The known lines of every covered unit in plan order, stamped with `run_id`, in
+        blocks: each line's attempt and length, and their bytes back to back."""
         ...
 
 
@@ -312,7 +312,8 @@ def _run(
 
         try:
             if reuse is not None and covered:
-                writer.append_known(*reuse.lines(run_id))
+                for block in reuse.lines(run_id):
+                    writer.append_known(*block)
             # The pools (multiprocessing, concurrent.futures) load only when used.
             if processes > 1:
                 from fcreplay.engine.pools import run_in_processes
