@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -82,10 +83,11 @@ class _Digests:
     def __init__(self, prices: dict[str, Price]) -> None:
         self._prices = prices
         self.made: dict[str, bytes] = {}
-        """unit label -> its digest as JSON bytes"""
+        """unit label -> its digest as JSON bytes, zlib-compressed"""
 
     def of(self, unit: Unit, records: list[AttemptRecord]) -> bytes:
-        return dumps(digest_json(digest_of(records, self._prices)))
+        # Compressed: the parent holds every replayed unit's until the packs are written.
+        return zlib.compress(dumps(digest_json(digest_of(records, self._prices))), 1)
 
     def keeps(self, record: AttemptRecord) -> bool:
         return record.drift is not None or record.replay_miss
@@ -248,7 +250,7 @@ def cached_check(
 def _digest(p: Planned) -> Digest:
     """The unit's digest: read from the cache, or as its worker made it."""
     if p.digest is None:
-        p.digest = digest_from(json.loads(p.digest_bytes), p.ids)
+        p.digest = digest_from(json.loads(zlib.decompress(p.digest_bytes)), p.ids)
     return p.digest
 
 

@@ -8,6 +8,7 @@ exception, and its unit is replayed or its share taken from its cassette again.
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +49,7 @@ class Planned:
     """The cache entry the unit is taken from; None: it is replayed."""
     digest: Digest | None = None
     digest_bytes: bytes = b""
-    """Its digest as JSON, when replayed now (as the worker that replayed it made it)."""
+    """Its digest as JSON, zlib-compressed, when replayed now (as its worker made it)."""
     share: Share | None = None
     share_bytes: bytes = b""
     problems: list[AttemptRecord] = field(default_factory=list)
@@ -215,7 +216,7 @@ def write_packs(
                         tuple(len(lines[i]) for i in mine),
                         found[mine[0]] + len(b'"run_id":"'),
                         len(run.run_id),
-                        p.digest_bytes,
+                        zlib.decompress(p.digest_bytes),
                         p.share_bytes,
                     )
             del lines
