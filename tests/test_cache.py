@@ -191,6 +191,21 @@ def test_a_unit_without_a_recording_comes_from_the_cache_too(
     assert masked(warm[1]) == masked(cold[1]) and logged(warm[1]) == logged(cold[1])
 
 
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_cached_check_keeps_only_the_records_it_shows(suite: Path, processes: int) -> None:
+    """Each unit's digest is made where it ran (a worker, with several): the parent keeps
+    the records of the attempts it prints, not every record of the run."""
+    (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
+    result = run_check(load_suite(suite / "fcreplay.toml"), processes=processes, cache=False)
+    assert result.attempts == ATTEMPTS and result.counts()["drift"] == 2
+    assert [r.key for r in result.run.records] == [
+        ("hasty", "reversed", "lookup", 1),
+        ("hasty", "reversed", "lookup", 2),
+    ]
+    packs = sorted((suite / ".fcreplay" / "cache").glob("*.pack"))
+    assert sum(len(read_pack(path).entries) for path in packs) == ATTEMPTS // 2
+
+
 def test_a_cassette_behind_a_symlink_is_always_replayed(
     suite: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
