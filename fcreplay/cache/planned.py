@@ -203,6 +203,9 @@ def write_packs(
             entries = {
                 label: copied(pack, e) for label, e in pack.entries.items() if label not in labels
             }
+            # The requests each entry's share refers to: read from a kept share, known
+            # for a new one (parsing every share again would cost as much as a fold).
+            known: dict[str, Share] = {}
             for position, p in enumerate(members):
                 if p.entry is not None:
                     entries[p.unit.label] = copied(pack, p.entry)
@@ -219,8 +222,10 @@ def write_packs(
                         zlib.decompress(p.digest_bytes),
                         p.share_bytes,
                     )
+                    if p.share is not None:
+                        known[p.unit.label] = p.share
             del lines
-            _write(pack_path(folder, name), pack, entries, shares)
+            _write(pack_path(folder, name), pack, entries, shares, known)
 
 
 def _attempt_lines(path: Path) -> int:
@@ -236,9 +241,19 @@ def _attempt_lines(path: Path) -> int:
 _READ_BYTES = 1 << 20
 
 
-def _write(path: Path, pack: Pack, entries: dict[str, NewEntry], shares: UnitShares) -> None:
+def _write(
+    path: Path,
+    pack: Pack,
+    entries: dict[str, NewEntry],
+    shares: UnitShares,
+    known: dict[str, Share],
+) -> None:
     wanted: set[str] = set()
-    for entry in entries.values():
+    for label, entry in entries.items():
+        share = known.get(label)
+        if share is not None:
+            wanted.update(hashed for _, hashed, _ in share.seen)
+            continue
         try:
             wanted.update(hashed for _, hashed, _ in json.loads(entry.share)[0])
         except (ValueError, TypeError, IndexError):
@@ -247,6 +262,6 @@ def _write(path: Path, pack: Pack, entries: dict[str, NewEntry], shares: UnitSha
         # No request of a new kind: the bodies are written as they were read.
         write_pack(path, entries, {}, kept=(pack.raw(pack.bodies_span), pack.body_hashes))
         return
-    known = dict(pack.bodies())
-    known.update({hashed: [body, uri] for hashed, (body, uri) in shares.bodies.items()})
-    write_pack(path, entries, {h: known[h] for h in sorted(wanted) if h in known})
+    bodies = dict(pack.bodies())
+    bodies.update({hashed: [body, uri] for hashed, (body, uri) in shares.bodies.items()})
+    write_pack(path, entries, {h: bodies[h] for h in sorted(wanted) if h in bodies})
