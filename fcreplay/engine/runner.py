@@ -20,7 +20,6 @@ from fcreplay.atomic import sweep
 from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.engine.fingerprint import check_resumable, run_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
-from fcreplay.engine.players import Transport
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource, Source
 from fcreplay.engine.unitrun import UnitRun
@@ -37,6 +36,7 @@ from fcreplay.runmarks import RunEnd, RunHeader, RunScope
 from fcreplay.shards import Shard
 
 if TYPE_CHECKING:  # the pools (multiprocessing, concurrent.futures) load only when used
+    from fcreplay.engine.players import Transport
     from fcreplay.engine.pools import Chunk, Condense
 
 RecordMode = Literal["all", "once", "new_episodes"]
