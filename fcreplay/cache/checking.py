@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -78,12 +79,16 @@ class CheckParts:
 
 class _Digests:
     """Each replayed unit's digest, made in the worker that ran it (`pools.Condense`): the
-    parent keeps only the records of attempts that drifted or found no recording."""
+    parent keeps only the records of attempts that drifted or found no recording. When a
+    target's last replayed unit comes in, `done` folds it, while the workers replay on."""
 
-    def __init__(self, prices: dict[str, Price]) -> None:
+    def __init__(
+        self, prices: dict[str, Price], planned: list[Planned], done: Callable[[str], None]
+    ) -> None:
         self._prices = prices
-        self.made: dict[str, bytes] = {}
-        """unit label -> its digest as JSON bytes, zlib-compressed"""
+        self._planned = {p.unit.label: p for p in planned}
+        self._left = Counter(p.unit.target.name for p in planned if p.entry is None)
+        self._done = done
 
     def of(self, unit: Unit, records: list[AttemptRecord]) -> bytes:
         # Compressed: the parent holds every replayed unit's until the packs are written.
@@ -93,7 +98,11 @@ class _Digests:
         return record.drift is not None or record.replay_miss
 
     def take(self, unit: Unit, made: Any) -> None:
-        self.made[unit.label] = made
+        self._planned[unit.label].digest_bytes = made
+        name = unit.target.name
+        self._left[name] -= 1
+        if not self._left[name]:
+            self._done(name)
 
 
 class _Reuse:
@@ -180,7 +189,25 @@ def cached_check(
     if any(p.entry is None for p in planned):
         settle(shares, planned, suite)
     reuse = _Reuse(planned, reps)
-    digests = _Digests(dict(config.prices))
+    changed = False
+
+    def fold_target(name: str) -> None:
+        nonlocal changed
+        if name in folds:
+            return
+        members = targets[name]
+        # The run's scope is the shard's (`replay` scopes the run as `options` does).
+        made = fold.target_fold(name, [(p.ids, _digest(p)) for p in members], config.golden, scope)
+        for p in members:
+            p.digest = None  # one target's digests at a time, not the run's
+        data = json.loads(dumps(fold.fold_json(made)))
+        folds[name] = fold.fold_from(data)
+        key = target_keys[name]
+        if key is not None:
+            memo.targets[name] = (key, data)
+            changed = True
+
+    digests = _Digests(dict(config.prices), planned, fold_target)
     run = replay(
         suite, replace(options, observer=shares, reuse=reuse, condense=digests), progress=progress
     )
@@ -189,25 +216,12 @@ def cached_check(
         by_label[record.unit].records.append(record)
     for p in planned:
         if p.entry is None:
-            p.digest_bytes = digests.made.pop(p.unit.label)
             p.share = shares.shares[p.path]
             p.share_bytes = dumps(share_json(p.share))
         else:
             p.share_bytes = p.pack.raw(p.entry.share)
-    changed = False
-    for name, members in targets.items():
-        if name not in folds:
-            made = fold.target_fold(
-                name, [(p.ids, _digest(p)) for p in members], config.golden, run.scope
-            )
-            for p in members:
-                p.digest = None  # one target's digests at a time, not the run's
-            data = json.loads(dumps(fold.fold_json(made)))
-            folds[name] = fold.fold_from(data)
-            key = target_keys[name]
-            if key is not None:
-                memo.targets[name] = (key, data)
-                changed = True
+    for name in targets:
+        fold_target(name)  # those with no unit replayed now
     made_from = schema_key(suite, keys, planned)
     schema = decoded(schema_from, memo.schema_result(made_from)) if read else None
     if schema is None:
