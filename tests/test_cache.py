@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fcreplay.cache import checking
 from fcreplay.cache.pack import copied, read_pack, write_pack
 from fcreplay.cache.stats import StatIndex
 from fcreplay.check import run_check
@@ -204,6 +205,17 @@ def test_a_cached_check_keeps_only_the_records_it_shows(suite: Path, processes: 
     ]
     packs = sorted((suite / ".fcreplay" / "cache").glob("*.pack"))
     assert sum(len(read_pack(path).entries) for path in packs) == ATTEMPTS // 2
+
+
+def test_folding_after_the_replay_prints_what_folding_during_it_does(
+    suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
+    during = check(suite, capsys, "--no-cache", "--jobs", "2")
+    monkeypatch.setattr(checking, "_EARLY_FOLD_UNITS", 0)  # a large run folds afterwards
+    after = check(suite, capsys, "--no-cache", "--jobs", "2")
+    assert during[0] == after[0] == 1
+    assert masked(during[1]) == masked(after[1]) and logged(during[1]) == logged(after[1])
 
 
 def test_a_cassette_behind_a_symlink_is_always_replayed(

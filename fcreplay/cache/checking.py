@@ -56,6 +56,11 @@ from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
 from fcreplay.shards import Shard
 
 INDEX, MEMO = "stat-index.json", "tail.json"
+_EARLY_FOLD_UNITS = 10_000
+"""Up to this many units replayed, a target is folded as soon as its last one comes in,
+while the workers replay the rest (the parent would wait idle); above, after the replay:
+what the folds hold, held while the workers run, raised the peak of a 100k-exchange
+check (34,610 units) from 259 to 326 MiB."""
 _IGNORE = "# Written by fcreplay: its check cache, safe to delete at any time.\n*\n"
 
 
@@ -207,7 +212,9 @@ def cached_check(
             memo.targets[name] = (key, data)
             changed = True
 
-    digests = _Digests(dict(config.prices), planned, fold_target)
+    replayed = sum(p.entry is None for p in planned)
+    early = fold_target if replayed <= _EARLY_FOLD_UNITS else (lambda name: None)
+    digests = _Digests(dict(config.prices), planned, early)
     run = replay(
         suite, replace(options, observer=shares, reuse=reuse, condense=digests), progress=progress
     )
