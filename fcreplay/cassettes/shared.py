@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.errors import InputError
 
 SHARED = "shared"
@@ -118,11 +119,11 @@ def shared_name(compact: str) -> str:
 
 
 def expand_cassette(
-    path: str | Path, document: dict[str, Any], items: list[Any], max_bytes: int
+    path: str | Path, document: dict[str, Any], items: list[Any], max_bytes: int, size: int
 ) -> None:
-    """`expand` for the cassette file at `path`: InputError (FILE:LINE) for a bad
-    reference, or when the references would make the cassette read past `max_bytes` in
-    full (a small file that refers to one large value a million times)."""
+    """`expand` for the cassette file at `path` (`size` bytes): InputError (FILE:LINE) for
+    a bad reference, or when the references would make the cassette read past `max_bytes`
+    in full (a small file that refers to one large value a million times)."""
     try:
         counts = expand(document, items)
     except SharedValueError as exc:
@@ -130,7 +131,6 @@ def expand_cassette(
     if not counts:
         return
     # No shared value is longer than the file: measure them only when that bound fails.
-    size = Path(path).stat().st_size
     if size * (1 + sum(counts.values())) <= max_bytes:
         return
     table = document[SHARED]
@@ -205,7 +205,12 @@ class _Expander:
         self.references += 1
         name = reference.get(REFERENCE)
         if len(reference) == 1 and type(name) is str and name in self.table:
-            self.counts[name] = self.counts.get(name, 0) + 1
+            count = self.counts.get(name, 0)
+            if count == 0:
+                # Cassettes of a suite share their tool lists with each other and with
+                # the requests a replay builds: one object for all (read-only).
+                self.table[name] = strictjson.interned(self.table[name])
+            self.counts[name] = count + 1
             return self.table[name]
         where += f" {number}" if number >= 0 else ""
         place = f"interaction {index}: {where}: {'.'.join(filter(None, (key, MEMBER)))!r}"

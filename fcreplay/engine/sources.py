@@ -134,7 +134,8 @@ class _Replaying:
         self._hint = hint
 
     def player(self, attempt: int) -> Player:
-        if not self._cassette.exists:
+        # A cassette read from disk was there; only one that was not is looked for again.
+        if self._cassette.cassette is None and not self._cassette.exists:
             return MissingCassettePlayer(self._cassette.path, self._hint)
         placed = self._cassette.of_attempt(attempt)
         return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)

@@ -53,7 +53,7 @@ from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
 from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
-from fcreplay.strictjson import exact_json
+from fcreplay.strictjson import exact_json, exact_members
 
 
 def schema_diff(
@@ -266,7 +266,7 @@ class SchemaDiffer:
         value = reduced if reducible else body
         # Exact bytes do not depend on which objects are shared (every request of a
         # cassette shares its one tool list); a digest of them is what is kept.
-        exact = exact_json(value)
+        exact = exact_members(value)
         if exact is None:
             # Not plain JSON values (an odd YAML cassette); the marker keeps the two apart.
             exact = b"\0" + json.dumps(value, sort_keys=True, default=repr).encode()
