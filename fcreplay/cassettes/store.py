@@ -120,8 +120,7 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     file size, nesting, YAML aliases and decoded body sizes; past any of them the whole
     file is an InputError saying which limit and how to raise it."""
     raw = _read_capped(path, limits.max_cassette_bytes)
-    assert raw is not None
-    return _cassette_of(path, raw, limits)
+    return _cassette_of(path, raw or b"", limits)
 
 
 def load_cassette_if_any(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette | None:
@@ -197,8 +196,7 @@ def _read_capped(path: str | Path, limit: int, *, missing_ok: bool = False) -> b
     return raw
 
 
-_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF})
-"""Errors that `Path.exists` takes for "no such file"."""
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF})  # as Path.exists
 
 
 def _load_yaml(path: str | Path, text: str, limits: Limits) -> Any:
