@@ -197,6 +197,9 @@ def interned(value: Any) -> Any:
     from every cassette and built for every request). A value that is not plain JSON
     data, or holds NaN or infinity (written as null), comes back as it is.
     """
+    mine = _EXACT.get(id(value))
+    if mine is not None and mine[0] is value:
+        return value
     exact = exact_json(value)
     if exact is None:
         return value

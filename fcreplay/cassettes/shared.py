@@ -118,6 +118,49 @@ def shared_name(compact: str) -> str:
 # --- reading ---------------------------------------------------------------------------
 
 
+def read_split(raw: bytes, max_depth: int) -> Any | None:
+    """The document of a format-2 cassette laid out as fcreplay writes it, its `shared`
+    block parsed once per distinct text (every cassette of a target holds the same);
+    None when the text is laid out otherwise or is not plain valid JSON: read it whole.
+
+    The block is cut out at the newlines around it (a newline is never inside a JSON
+    string) and `null` put in its place; the rest parses with `shared` as its one
+    top-level key holding that `null` (the word occurs once) only where the cut was
+    exactly the block's value, which then parses on its own, one level less deep.
+    """
+    start = raw.find(_SPLIT_START)
+    if start < 0 or raw.count(b'"shared"') != 1:
+        return None
+    start += len(_SPLIT_START)
+    end = raw.find(_SPLIT_END, start)
+    if end < 0:
+        return None
+    try:
+        document = strictjson.loads(raw[:start] + b"null" + raw[end:], max_depth=max_depth)
+        text = raw[start:end]
+        table = _TABLES.get(text)
+        if table is None:
+            table = strictjson.loads(text, max_depth=max_depth - 1)
+            if type(table) is not dict:
+                return None
+            table = {name: strictjson.interned(value) for name, value in table.items()}
+            if len(_TABLES) >= 256:
+                _TABLES.clear()
+            _TABLES[text] = table
+    except ValueError:
+        return None
+    if type(document) is not dict or SHARED not in document or document[SHARED] is not None:
+        return None
+    document[SHARED] = dict(table)  # a copy: `expand` writes into the block it is given
+    return document
+
+
+_SPLIT_START = b'\n "shared": '
+_SPLIT_END = b',\n "interactions": '
+_TABLES: dict[bytes, dict[str, Any]] = {}
+"""Parsed `shared` blocks by their text."""
+
+
 def expand_cassette(
     path: str | Path, document: dict[str, Any], items: list[Any], max_bytes: int, size: int
 ) -> None:

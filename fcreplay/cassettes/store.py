@@ -154,7 +154,8 @@ def _load_document(path: str | Path, raw: bytes, limits: Limits) -> Any:
         # fcreplay's own cassettes, parsed from the bytes; anything amiss is read
         # again below, which words the problem.
         try:
-            return strictjson.loads(raw, max_depth=limits.max_json_depth)
+            split = shared.read_split(raw, depth := limits.max_json_depth)
+            return strictjson.loads(raw, max_depth=depth) if split is None else split
         except ValueError:
             pass
     try:

@@ -37,7 +37,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
@@ -192,7 +192,8 @@ class SchemaDiffer:
         self._cassettes += 1
         name, adapter = _recording_adapter(cassette, unit)
         example = str(cassette.path)
-        if not isinstance(adapter, ReadBackAdapter):
+        conversation = adapter.CAPABILITIES.conversation_keys
+        if not _reads_back(adapter):
             self.skip(
                 f"{example}: the {adapter.NAME} adapter cannot read its requests back "
                 "(it has no sent_tools, read_request and wire_schema)"
@@ -210,7 +211,6 @@ class SchemaDiffer:
             if not isinstance(step, int):
                 step = adapter.read_request(body, uri).tool_result_turns
             expected = self._step_settings(unit, name, step)
-            conversation = adapter.CAPABILITIES.conversation_keys
             key = (expected, self._fingerprint(adapter, conversation, name, body, uri))
             seen = self._seen.get(key)
             if seen is None:
@@ -365,6 +365,17 @@ class SchemaDiffer:
         if kind == "lossless":
             return "lossless"
         return "allowed" if kind in self.allowed else "blocking"
+
+
+_READS_BACK: dict[int, tuple[ClientAdapter, bool]] = {}
+
+
+def _reads_back(adapter: ClientAdapter) -> TypeGuard[ReadBackAdapter]:
+    # A protocol check inspects every member: once per adapter, not per cassette.
+    known = _READS_BACK.get(id(adapter))
+    if known is None or known[0] is not adapter:
+        known = _READS_BACK[id(adapter)] = (adapter, isinstance(adapter, ReadBackAdapter))
+    return known[1]
 
 
 def _recording_adapter(cassette: Cassette, unit: Unit) -> tuple[str, ClientAdapter]:
