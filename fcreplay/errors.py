@@ -10,7 +10,10 @@ The CLI maps each class to its exit code in one place (`fcreplay.cli.main`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fcreplay.sources import pointer
+from fcreplay.strictjson import exact_json
 
 
 class _Missing:
@@ -63,6 +64,66 @@ class Difference:
 
 def differences(before: Any, after: Any) -> list[Difference]:
     """Every leaf-level difference, sorted by path; [] when the values are equal."""
+    found: list[Difference] = []
+    _walk(before, after, (), found)
+    return sorted(found, key=lambda d: d.path)
+
+
+def _walk(before: Any, after: Any, at: tuple[Any, ...], found: list[Difference]) -> None:
+    """Descend where deepdiff would, skipping equal parts, and leave the rest to it.
+
+    deepdiff walks every node of both values, equal or not, and builds objects for
+    each: a drifted request whose twenty tool declarations did not change took 80 ms.
+    Equal parts are skipped here by their exact bytes, and dicts and lists of
+    containers are descended the way deepdiff pairs them (keys by name, items by
+    index), so what remains and the paths found are deepdiff's own.
+    """
+    if _identical(before, after):
+        return
+    if type(before) is dict and type(after) is dict:
+        for key in before.keys() | after.keys():
+            left, right = before.get(key, MISSING), after.get(key, MISSING)
+            if left is MISSING or right is MISSING:
+                found.append(Difference(pointer(*at, key), left, right))
+            else:
+                _walk(left, right, (*at, key), found)
+    elif type(before) is list and type(after) is list and _paired_by_index(before, after):
+        for index in range(max(len(before), len(after))):
+            left = before[index] if index < len(before) else MISSING
+            right = after[index] if index < len(after) else MISSING
+            if left is MISSING or right is MISSING:
+                found.append(Difference(pointer(*at, index), left, right))
+            else:
+                _walk(left, right, (*at, index), found)
+    else:
+        found += _deepdiff(before, after, at)
+
+
+def _identical(before: Any, after: Any) -> bool:
+    if before is after:
+        return True
+    if type(before) is not type(after) or before != after:
+        return False
+    # == holds for true and 1, and for 1 and 1.0, deep inside; equal bytes tell them apart.
+    # NaN is never == itself, so the bytes' one blind spot (NaN written as null) is closed.
+    exact = exact_json(before)
+    return exact is not None and exact == exact_json(after)
+
+
+def _paired_by_index(before: list[Any], after: list[Any]) -> bool:
+    """Whether deepdiff compares these lists item by item at the same index.
+
+    It does unless every item on both sides is a plain value: lists of those it
+    aligns by their longest common run (difflib) instead.
+    """
+    plain = (str, int, float, bool, type(None))
+    return not (
+        all(isinstance(item, plain) for item in before)
+        and all(isinstance(item, plain) for item in after)
+    )
+
+
+def _deepdiff(before: Any, after: Any, at: tuple[Any, ...]) -> list[Difference]:
     from deepdiff import DeepDiff
     from deepdiff.helper import notpresent
 
@@ -81,8 +142,8 @@ def differences(before: Any, after: Any) -> list[Difference]:
             right = MISSING if level.t2 is notpresent else level.t2
             if _same_number(left, right):
                 continue  # 1 and 1.0 are one JSON value; true and 1 are not
-            found.append(Difference(pointer(*level.path(output_format="list")), left, right))
-    return sorted(found, key=lambda d: d.path)
+            found.append(Difference(pointer(*at, *level.path(output_format="list")), left, right))
+    return found
 
 
 def _same_number(left: Any, right: Any) -> bool:

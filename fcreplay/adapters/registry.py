@@ -15,7 +15,6 @@ that name it.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Iterator
 from typing import cast
@@ -117,6 +116,8 @@ def _from_entry_point(name: str) -> ClientAdapter:
     if chosen is None:
         known = [*BUILT_IN, *_registered]
         known += sorted(point.name for point in points if point.name not in known)
+        import difflib  # only for the error's suggestion
+
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UnknownAdapterError(

@@ -22,7 +22,6 @@ from fcreplay.cache.memo import key_of
 from fcreplay.cache.pack import Entry, NewEntry, Pack, copied, read_pack, write_pack
 from fcreplay.cache.shares import Share, UnitShares, share_from
 from fcreplay.cache.stats import StatIndex
-from fcreplay.cassettes.store import load_cassette
 from fcreplay.engine.plan import Unit
 from fcreplay.engine.runner import RunResult
 from fcreplay.inputs.suite import Suite
@@ -116,6 +115,8 @@ def schema_of(suite: Suite, planned: list[Planned], shares: UnitShares) -> Schem
         if share is None or any(hashed not in bodies for _, hashed, _ in share.seen):
             path = Path(p.path)
             if path.exists():
+                from fcreplay.cassettes.store import load_cassette
+
                 again.add(load_cassette(path, suite.config.limits), p.unit)
             else:
                 again.note_missing(path)
@@ -127,6 +128,8 @@ def schema_of(suite: Suite, planned: list[Planned], shares: UnitShares) -> Schem
 
 def settle(shares: UnitShares, planned: list[Planned], suite: Suite) -> None:
     """The schema differ's decisions per adapter, from its first recorded unit in plan order."""
+    from fcreplay.cassettes.store import load_cassette
+
     first: dict[str, Planned] = {}
     for p in planned:
         if p.unit.target.adapter not in first and Path(p.path).is_file():

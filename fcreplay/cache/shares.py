@@ -12,14 +12,16 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fcreplay.cassettes.store import Cassette
 from fcreplay.engine.plan import Unit
 from fcreplay.neutral import ToolChoice
 from fcreplay.schemadiff.differ import SchemaDiffer
 from fcreplay.schemadiff.result import Collected, SeenRequests
 from fcreplay.schemadiff.tool_settings import StepSettings
+
+if TYPE_CHECKING:
+    from fcreplay.cassettes.store import Cassette
 
 Request = tuple[str, str]
 """(body as it was read, URI) of the first request of one fingerprint."""

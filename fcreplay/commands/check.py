@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
+import fcreplay.collector as collector
 from fcreplay.commands.options import config_option, jobs_option
 from fcreplay.commands.running import problem_lines
 
 if TYPE_CHECKING:
     from fcreplay.check import CheckResult
+    from fcreplay.inputs.config import SuiteConfig
     from fcreplay.shards import Shard
 
 MAX_SHOWN = 20
@@ -149,6 +151,19 @@ def command(
         return check_cassettes(
             cassette_dir, contract_path, golden_dir, allow, runs, fail_on if given else None
         )
+    # Loading the modules and the suite builds much and no cycles worth walking for.
+    with collector.paused():
+        return _check_suite(config_path, fail_on, jobs, no_cache, shard, from_run)
+
+
+def _check_suite(
+    config_path: str | None,
+    fail_on: str,
+    jobs: int | None,
+    no_cache: bool,
+    shard: str | None,
+    from_run: str | None,
+) -> bool:
     from fcreplay.check import parse_fail_on, run_check
     from fcreplay.inputs.suite import load_suite
 
@@ -156,7 +171,7 @@ def command(
     chosen = _shard(shard)
     if from_run is not None and chosen is not None:
         raise click.UsageError("--from-run gives the verdict of a run log: it takes no --shard")
-    suite = load_suite(config_path)
+    suite = load_suite(config_path, cache=not no_cache)
     if from_run is not None:
         from fcreplay.commands.runarg import locate_run
         from fcreplay.fanin import check_run_log
@@ -164,16 +179,16 @@ def command(
         result = check_run_log(suite, locate_run(from_run, config_path), fail_on=reasons)
     else:
         result = run_check(suite, fail_on=reasons, processes=jobs, cache=not no_cache, shard=chosen)
-    return show_result(result, str(suite.config.source))
+    return show_result(result, suite.config)
 
 
-def show_result(result: CheckResult, config_path: str) -> bool:
+def show_result(result: CheckResult, config: SuiteConfig) -> bool:
     """Print what `fcreplay check` prints of `result` and return whether it passes."""
-    from fcreplay.commands.output import echo, guard_of
+    from fcreplay.commands.output import echo, suite_guard
     from fcreplay.render.report import render_text
     from fcreplay.render.schemadiff import render
 
-    guard = guard_of(config_path)
+    guard = suite_guard(config)
     for note in result.counted.notes if result.counted else ():
         click.echo(note, err=True)
     headline = result.headline()

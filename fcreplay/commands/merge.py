@@ -52,4 +52,4 @@ def command(
         f"merged {len(logs)} shard logs ({merged.attempts} attempts) into {merged.path}",
         err=True,
     )
-    return show_result(check_merged(suite, merged, fail_on=reasons), str(suite.config.source))
+    return show_result(check_merged(suite, merged, fail_on=reasons), suite.config)

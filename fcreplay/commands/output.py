@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.errors import InputError
+
+if TYPE_CHECKING:
+    from fcreplay.inputs.config import SuiteConfig
 
 
 def guard_of(config_path: str | None) -> SecretGuard:
@@ -18,6 +23,11 @@ def guard_of(config_path: str | None) -> SecretGuard:
         if config_path is not None:
             raise
         return SecretGuard()  # e.g. `report path/to/run.jsonl` outside any suite
+
+
+def suite_guard(config: SuiteConfig) -> SecretGuard:
+    """The guard of a loaded suite's credentials (its configuration is not read again)."""
+    return SecretGuard(config.secret_values())
 
 
 def echo(guard: SecretGuard, text: str, *, err: bool = False, nl: bool = True) -> None:

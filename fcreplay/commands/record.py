@@ -49,12 +49,12 @@ def command(
 
     Targets, keys and settings: docs/config.md.
     """
-    from fcreplay.commands.output import echo, guard_of
+    from fcreplay.commands.output import echo, suite_guard
     from fcreplay.engine.runner import RecordOptions, record
     from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(config_path)
-    guard = guard_of(str(suite.config.source))
+    guard = suite_guard(suite.config)
     options = RecordOptions(
         targets=targets,
         variants=variants,

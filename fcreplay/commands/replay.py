@@ -37,12 +37,12 @@ def command(
     """
     from pathlib import Path
 
-    from fcreplay.commands.output import echo, guard_of
+    from fcreplay.commands.output import echo, suite_guard
     from fcreplay.engine.runner import ReplayOptions, replay
     from fcreplay.inputs.suite import load_suite
 
     suite = load_suite(config_path)
-    guard = guard_of(str(suite.config.source))
+    guard = suite_guard(suite.config)
     result = replay(
         suite,
         ReplayOptions(

@@ -94,13 +94,15 @@ def summarize(result: RunResult) -> list[str]:
 def problem_lines(result: Replayed, limit: int = 20) -> list[str]:
     """The units that could not be replayed faithfully, one line each (first `limit`),
     the drift of the first unit of each kind shown change by change, and how many more."""
-    from fcreplay.engine.drift import drift_summary
-    from fcreplay.render.drift import show_change
-
     units: dict[str, list[AttemptRecord]] = {}
     for record in result.problems:
         units.setdefault(record.unit, []).append(record)
     lines: list[str] = []
+    if not units:
+        return lines  # without loading how drift is told (the replay machinery)
+    from fcreplay.engine.drift import drift_summary
+    from fcreplay.render.drift import show_change
+
     explained: set[tuple[str | None, ...]] = set()
     for unit, records in list(units.items())[:limit]:
         first = records[0]

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import fcreplay.collector as collector
 from fcreplay.adapters.protocol import ClientAdapter
@@ -20,7 +20,6 @@ from fcreplay.atomic import sweep
 from fcreplay.cassettes.redaction import SecretGuard
 from fcreplay.engine.fingerprint import check_resumable, run_fingerprint
 from fcreplay.engine.plan import Unit, plan_units
-from fcreplay.engine.players import Transport
 from fcreplay.engine.progress import Progress
 from fcreplay.engine.sources import CassetteObserver, RecordSource, ReplaySource, Source
 from fcreplay.engine.unitrun import UnitRun
@@ -35,6 +34,9 @@ from fcreplay.runlog import (
 )
 from fcreplay.runmarks import RunEnd, RunHeader, RunScope
 from fcreplay.shards import Shard
+
+if TYPE_CHECKING:
+    from fcreplay.engine.players import Transport
 
 RecordMode = Literal["all", "once", "new_episodes"]
 

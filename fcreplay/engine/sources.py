@@ -11,26 +11,20 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.cassettes.redaction import SecretGuard
-from fcreplay.cassettes.store import Cassette
-from fcreplay.cassettes.unit import UnitCassette
 from fcreplay.engine.plan import Unit
-from fcreplay.engine.players import (
-    LivePlayer,
-    MissingCassettePlayer,
-    NewEpisodesPlayer,
-    Player,
-    Recorder,
-    ReplayPlayer,
-    Transport,
-)
 from fcreplay.engine.request_options import secret_headers
 from fcreplay.errors import InputError
 from fcreplay.inputs.config import Target
 from fcreplay.inputs.suite import Suite
+
+if TYPE_CHECKING:
+    from fcreplay.cassettes.store import Cassette
+    from fcreplay.cassettes.unit import UnitCassette
+    from fcreplay.engine.players import Player, Recorder, ReplayPlayer, Transport
 
 
 class CassetteObserver(Protocol):
@@ -134,6 +128,9 @@ class _Replaying:
         self._hint = hint
 
     def player(self, attempt: int) -> Player:
+        # The players load with the first unit replayed (a check from its cache has none).
+        from fcreplay.engine.players import MissingCassettePlayer, ReplayPlayer
+
         # A cassette read from disk was there; only one that was not is looked for again.
         if self._cassette.cassette is None and not self._cassette.exists:
             return MissingCassettePlayer(self._cassette.path, self._hint)
@@ -244,6 +241,8 @@ class _Recording:
         self._saved = False
 
     def player(self, attempt: int) -> Player:
+        from fcreplay.engine.players import LivePlayer, NewEpisodesPlayer, ReplayPlayer
+
         self._recorder = None
         if attempt not in self._live:
             placed = self._cassette.of_attempt(attempt)
@@ -261,6 +260,8 @@ class _Recording:
         return self._recorder
 
     def keep(self, attempt: int) -> None:
+        from fcreplay.engine.players import NewEpisodesPlayer
+
         if isinstance(self._recorder, NewEpisodesPlayer):
             self._count(*self._recorder.counts)
         elif self._recorder is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import fcreplay.names as names
 import fcreplay.strictjson as strictjson
@@ -14,6 +14,9 @@ from fcreplay.inputs.contract import Contract
 from fcreplay.inputs.matchers import RULE_SETS, ArgumentMatcher, MatcherProblem, parse_matchers
 from fcreplay.neutral import Message, ToolChoice
 from fcreplay.sources import json_problem, read_text
+
+if TYPE_CHECKING:
+    from fcreplay.inputs.checked import KnownGood
 
 CASE_ID = names.CASE_ID
 """Case ids become file names, so they are restricted to a safe set."""
@@ -93,13 +96,19 @@ class Case:
     """Line of the case in its file, for messages that point back to it."""
 
 
-def load_cases(path: str | Path, contract: Contract) -> tuple[Case, ...]:
+def load_cases(
+    path: str | Path, contract: Contract, *, checked: KnownGood | None = None
+) -> tuple[Case, ...]:
     """Load a JSONL case file and check it against `contract`.
 
-    Raises InputError listing every bad line as FILE:LINE: message.
+    Raises InputError listing every bad line as FILE:LINE: message. With `checked`, a
+    file it knows with this contract skips checking expected arguments against the
+    tools' schemas (jsonschema is then not imported), and one that passes is
+    remembered there.
     """
     path = Path(path)
     text = read_text(path)
+    known = checked is not None and checked.known("cases", contract.contract_hash, text)
     cases: list[Case] = []
     problems: list[Problem] = []
     first_line: dict[str, int] = {}
@@ -107,7 +116,7 @@ def load_cases(path: str | Path, contract: Contract) -> tuple[Case, ...]:
         if not line.strip():
             continue
         try:
-            case = _parse_case(line, number, contract)
+            case = _parse_case(line, number, contract, validate=not known)
         except _CaseProblem as exc:
             problems.append(Problem(path, number, str(exc)))
             continue
@@ -126,6 +135,8 @@ def load_cases(path: str | Path, contract: Contract) -> tuple[Case, ...]:
         problems.append(Problem(path, None, "no cases: the file has no JSON lines"))
     if problems:
         raise InputError(problems)
+    if checked is not None and not known:
+        checked.remember("cases", contract.contract_hash, text)
     return tuple(cases)
 
 
@@ -133,7 +144,7 @@ class _CaseProblem(Exception):
     pass
 
 
-def _parse_case(line: str, number: int, contract: Contract) -> Case:
+def _parse_case(line: str, number: int, contract: Contract, *, validate: bool) -> Case:
     try:
         raw = strictjson.loads(line)
     except json.JSONDecodeError as exc:
@@ -150,10 +161,10 @@ def _parse_case(line: str, number: int, contract: Contract) -> Case:
     messages = _messages(raw, label)
     if "expect" not in raw:
         raise _CaseProblem(f'{label}: missing "expect"')
-    expect = _expectation(raw["expect"], contract, f"{label}: expect")
+    expect = _expectation(raw["expect"], contract, f"{label}: expect", validate)
     then = None
     if "then" in raw:
-        then = _expectation(raw["then"], contract, f"{label}: then")
+        then = _expectation(raw["then"], contract, f"{label}: then", validate)
     try:
         tool_choice = ToolChoice.parse(raw.get("tool_choice"))
     except ValueError as exc:
@@ -243,7 +254,8 @@ def _messages(raw: dict[str, Any], label: str) -> tuple[Message, ...]:
     return tuple(messages)
 
 
-def _expectation(raw: Any, contract: Contract, label: str) -> Expectation:
+def _expectation(raw: Any, contract: Contract, label: str, validate: bool = True) -> Expectation:
+    """`validate`: check expected arguments against the tool's schema."""
     if not isinstance(raw, dict):
         raise _CaseProblem(f"{label} must be a JSON object")
     _reject_unknown(raw, EXPECT_KEYS, label)
@@ -290,7 +302,11 @@ def _expectation(raw: Any, contract: Contract, label: str) -> Expectation:
         specs = [{key: raw[key] for key in CALL_KEYS if key in raw}]
     calls = tuple(
         _expected_call(
-            spec, contract, f"{label}: calls[{index}]" if "calls" in raw else label, rules
+            spec,
+            contract,
+            f"{label}: calls[{index}]" if "calls" in raw else label,
+            rules,
+            validate,
         )
         for index, spec in enumerate(specs)
     )
@@ -304,7 +320,9 @@ def _expectation(raw: Any, contract: Contract, label: str) -> Expectation:
     )
 
 
-def _expected_call(raw: Any, contract: Contract, label: str, rules: str) -> ExpectedCall:
+def _expected_call(
+    raw: Any, contract: Contract, label: str, rules: str, validate: bool
+) -> ExpectedCall:
     if not isinstance(raw, dict) or not set(raw) <= CALL_KEYS:
         raise _CaseProblem(
             f'{label}: a call is {{"tool": NAME, "arguments": {{...}}, "match": {{...}}}}'
@@ -341,7 +359,7 @@ def _expected_call(raw: Any, contract: Contract, label: str, rules: str) -> Expe
     loose = [m.pointer for m in matchers if m.any_of is not None or not m.has_value or m.array]
     violations = [
         v
-        for v in contract.validator(spec.name).violations(arguments)
+        for v in (contract.validator(spec.name).violations(arguments) if validate else ())
         if not any(v.pointer == at or v.pointer.startswith(at + "/") for at in loose)
     ]
     if violations:

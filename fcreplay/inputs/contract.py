@@ -13,6 +13,7 @@ from fcreplay.errors import InputError, Problem
 from fcreplay.sources import line_of, load_json, pointer
 
 if TYPE_CHECKING:
+    from fcreplay.inputs.checked import KnownGood
     from fcreplay.judge.schema import ArgumentValidator
 
 Effect = Literal["read", "write"]
@@ -96,15 +97,16 @@ class Contract:
         return {tool.name: ArgumentValidator(tool.parameters) for tool in self.tools}
 
 
-def load_contract(path: str | Path) -> Contract:
+def load_contract(path: str | Path, *, checked: KnownGood | None = None) -> Contract:
     """Load and check a contract file: a JSON array of tools.
 
-    Raises InputError listing every problem as FILE:LINE: message.
+    Raises InputError listing every problem as FILE:LINE: message. With `checked`, a
+    contract it knows skips the meta-schema check of its schemas (jsonschema is then not
+    even imported), and one that passes is remembered there.
     """
-    from fcreplay.judge.schema import meta_schema_problems
-
     path = Path(path)
     document, text = load_json(path)
+    known = checked is not None and checked.known("contract", text)
     problems: list[Problem] = []
 
     def problem(where: str, message: str) -> None:
@@ -156,7 +158,7 @@ def load_contract(path: str | Path) -> Contract:
                 f"{label}: parameters must be a JSON Schema object",
             )
         else:
-            for at, message in meta_schema_problems(parameters):
+            for at, message in () if known else _meta_schema_problems(parameters):
                 problem(
                     where + pointer("parameters") + at,
                     f"{label}: parameters{at or ''} is not valid JSON Schema 2020-12: {message}",
@@ -180,4 +182,12 @@ def load_contract(path: str | Path) -> Contract:
         problem("", "the contract declares no tools")
     if problems:
         raise InputError(problems)
+    if checked is not None and not known:
+        checked.remember("contract", text)
     return Contract(tools=tuple(tools), source=path)
+
+
+def _meta_schema_problems(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    from fcreplay.judge.schema import meta_schema_problems
+
+    return meta_schema_problems(schema)

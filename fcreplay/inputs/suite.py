@@ -34,11 +34,24 @@ class Suite:
         raise InputError.at(self.config.cases, None, f"no case with id {case_id!r}")
 
 
-def load_suite(config: SuiteConfig | str | Path | None = None) -> Suite:
-    """Load and check every file of a suite, reporting all problems together."""
+def load_suite(
+    config: SuiteConfig | str | Path | None = None, *, cache: bool | None = None
+) -> Suite:
+    """Load and check every file of a suite, reporting all problems together.
+
+    With `cache` (check's default), a contract and case file the suite's check cache
+    knows passed the schema checks are not checked against schemas again
+    (`fcreplay.inputs.checked`); False: they are, and are remembered afresh; None: no
+    cache.
+    """
     if not isinstance(config, SuiteConfig):
         config = load_config(config)
-    contract = load_contract(config.contract)
+    checked = None
+    if cache is not None:
+        from fcreplay.inputs.checked import KnownGood
+
+        checked = KnownGood(config.cache, read=cache)
+    contract = load_contract(config.contract, checked=checked)
     problems: list[Problem] = []
     prompt = None
     if config.system_prompt is not None:
@@ -50,7 +63,7 @@ def load_suite(config: SuiteConfig | str | Path | None = None) -> Suite:
             problems += exc.problems
     cases: tuple[Case, ...] = ()
     try:
-        cases = load_cases(config.cases, contract)
+        cases = load_cases(config.cases, contract, checked=checked)
     except InputError as exc:
         problems += exc.problems
     executor = None
@@ -61,5 +74,7 @@ def load_suite(config: SuiteConfig | str | Path | None = None) -> Suite:
             problems += exc.problems
     if problems:
         raise InputError(problems)
+    if checked is not None:
+        checked.save()
     version = config.cases_version or "sha256:" + canonical_hash(read_text(config.cases))[:12]
     return Suite(config, contract, prompt, cases, executor, version)

@@ -9,7 +9,6 @@ shows alike (metric titles, rates, notes) in `report_figures`.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -208,6 +207,8 @@ def error_rows(records: Sequence[AttemptRecord]) -> list[list[Any]]:
 
 def render_csv(records: Sequence[AttemptRecord]) -> str:
     """The error table as CSV (values that are not strings written as compact JSON)."""
+    import csv
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(ERROR_COLUMNS)

@@ -6,7 +6,6 @@ The words of each column (the HTML glossary's too) are `TERMS`; the formulas are
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 from fcreplay.render.glossary import Term
@@ -124,6 +123,9 @@ def operation_markdown(report: dict[str, Any]) -> list[str]:
 
 def operation_html(report: dict[str, Any]) -> str:
     """The table for the HTML page, each column titled with its term."""
+    # html compiles a large pattern when imported: only the HTML page pays for it.
+    from html import escape
+
     terms = {term.name: term.definition for term in TERMS}
     head = "".join(
         f'<th title="{escape(terms.get(_term(key), COMPLETED))}">'

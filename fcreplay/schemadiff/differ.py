@@ -37,12 +37,11 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
 from fcreplay.canonical import canonical_json
-from fcreplay.cassettes.store import Cassette, UnreadableInteraction, load_cassette
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
 from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
@@ -54,6 +53,9 @@ from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
 from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
 from fcreplay.strictjson import exact_json, exact_members
+
+if TYPE_CHECKING:
+    from fcreplay.cassettes.store import Cassette
 
 
 def schema_diff(
@@ -71,6 +73,8 @@ def schema_diff(
     to the suite's `schema_diff_allow`. Raises InputError for an unknown target
     or an unreadable cassette file, ValueError for an unknown class in `allow`.
     """
+    from fcreplay.cassettes.store import load_cassette
+
     differ = SchemaDiffer(suite, allow=allow)
     units = plan_units(suite, targets=targets)
     if loaded is not None:
@@ -189,6 +193,9 @@ class SchemaDiffer:
 
     def add(self, cassette: Cassette, unit: Unit) -> None:
         """Count every request of `cassette`, recorded for `unit`."""
+        # Here, not at the top: a check answered by its cache reads no cassette.
+        from fcreplay.cassettes.store import UnreadableInteraction
+
         self._cassettes += 1
         name, adapter = _recording_adapter(cassette, unit)
         example = str(cassette.path)
