@@ -197,8 +197,7 @@ class SchemaDiffer:
         from fcreplay.cassettes.store import UnreadableInteraction
 
         self._cassettes += 1
-        name, adapter = _recording_adapter(cassette, unit)
-        example = str(cassette.path)
+        (name, adapter), example = _recording_adapter(cassette, unit), str(cassette.path)
         conversation = adapter.CAPABILITIES.conversation_keys
         if not _reads_back(adapter):
             self.skip(
@@ -379,8 +378,7 @@ _READS_BACK: dict[int, tuple[ClientAdapter, bool]] = {}
 
 def _reads_back(adapter: ClientAdapter) -> TypeGuard[ReadBackAdapter]:
     # A protocol check inspects every member: once per adapter, not per cassette.
-    known = _READS_BACK.get(id(adapter))
-    if known is None or known[0] is not adapter:
+    if (known := _READS_BACK.get(id(adapter))) is None or known[0] is not adapter:
         known = _READS_BACK[id(adapter)] = (adapter, isinstance(adapter, ReadBackAdapter))
     return known[1]
 
