@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from fcreplay.canonical import canonical_json
 from fcreplay.finding import Finding
@@ -232,9 +232,9 @@ class Tally:
         self.cases |= other.cases
         for case_id, signatures in other.signatures.items():
             self.signatures.setdefault(case_id, []).extend(signatures)
-        for name, value in vars(other).items():
-            if isinstance(value, int) and not isinstance(value, bool):
-                setattr(self, name, getattr(self, name) + value)
+        mine, theirs = vars(self), vars(other)
+        for name in _COUNTED:  # the serial tail merges one tally per unit
+            mine[name] += theirs[name]
 
     def metrics(self) -> dict[str, float | None]:
         """Each metric of METRICS, None where it has no denominator."""
@@ -259,6 +259,10 @@ class Tally:
             "with_tool_error": self.tool_errors,
             "repeated_cases": sum(len(s) >= 2 for s in self.signatures.values()),
         }
+
+
+_COUNTED = tuple(f.name for f in fields(Tally) if f.type == "int")
+"""The tally's counts (`merge` adds them up)."""
 
 
 def _rate(numerator: int, denominator: int) -> float | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fcreplay.cache import checking
 from fcreplay.cache.pack import copied, read_pack, write_pack
 from fcreplay.cache.stats import StatIndex
 from fcreplay.check import run_check
@@ -189,6 +190,32 @@ def test_a_unit_without_a_recording_comes_from_the_cache_too(
     assert replayed(warm[2]) == 0 and warm[0] == cold[0] == 1
     assert "drift: hasty/reversed/lookup (2 attempts): no cassette" in warm[1]
     assert masked(warm[1]) == masked(cold[1]) and logged(warm[1]) == logged(cold[1])
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_cached_check_keeps_only_the_records_it_shows(suite: Path, processes: int) -> None:
+    """Each unit's digest is made where it ran (a worker, with several): the parent keeps
+    the records of the attempts it prints, not every record of the run."""
+    (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
+    result = run_check(load_suite(suite / "fcreplay.toml"), processes=processes, cache=False)
+    assert result.attempts == ATTEMPTS and result.counts()["drift"] == 2
+    assert [r.key for r in result.run.records] == [
+        ("hasty", "reversed", "lookup", 1),
+        ("hasty", "reversed", "lookup", 2),
+    ]
+    packs = sorted((suite / ".fcreplay" / "cache").glob("*.pack"))
+    assert sum(len(read_pack(path).entries) for path in packs) == ATTEMPTS // 2
+
+
+def test_folding_after_the_replay_prints_what_folding_during_it_does(
+    suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
+    during = check(suite, capsys, "--no-cache", "--jobs", "2")
+    monkeypatch.setattr(checking, "_EARLY_FOLD_UNITS", 0)  # a large run folds afterwards
+    after = check(suite, capsys, "--no-cache", "--jobs", "2")
+    assert during[0] == after[0] == 1
+    assert masked(during[1]) == masked(after[1]) and logged(during[1]) == logged(after[1])
 
 
 def test_a_cassette_behind_a_symlink_is_always_replayed(

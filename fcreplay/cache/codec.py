@@ -29,18 +29,29 @@ def tally_json(tally: Tally) -> dict[str, Any]:
 def tally_from(data: Any) -> Tally:
     data = shaped(data, dict)
     read = Tally(text(data["target"]), text(data["variant"]))
-    for name, default in vars(read).items():
+    values = vars(read)
+    # By kind, worked out once (a cold check reads one tally per unit).
+    for name in _SETS:
+        values[name] = set(texts(data[name]))
+    for name in _MAPS:
+        values[name] = {text(k): list(texts(v)) for k, v in shaped(data[name], dict).items()}
+    for name in _WHOLE:
+        values[name] = whole(data[name])
+    for name in _TEXTS:
         value = data[name]
-        if isinstance(default, set):
-            value = set(texts(value))
-        elif isinstance(default, dict):
-            value = {text(k): list(texts(v)) for k, v in shaped(value, dict).items()}
-        elif isinstance(default, int):
-            value = whole(value)
-        elif value is not None:
-            value = text(value)
-        setattr(read, name, value)
+        values[name] = None if value is None else text(value)
     return read
+
+
+_KINDS = vars(Tally("", ""))
+_SETS = tuple(name for name, value in _KINDS.items() if isinstance(value, set))
+_MAPS = tuple(name for name, value in _KINDS.items() if isinstance(value, dict))
+_WHOLE = tuple(name for name, value in _KINDS.items() if isinstance(value, int))
+_TEXTS = tuple(
+    name
+    for name, value in _KINDS.items()
+    if name not in {*_SETS, *_MAPS, *_WHOLE, "target", "variant"}
+)
 
 
 _COST_FIELDS = tuple(f.name for f in fields(AttemptCost))

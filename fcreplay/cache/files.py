@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 _UMASK = os.umask(0)
@@ -16,6 +17,11 @@ os.umask(_UMASK)
 
 def write_bytes_atomically(path: Path, data: bytes) -> None:
     """Replace `path` with `data`, so that a reader sees the old bytes or the new."""
+    write_pieces_atomically(path, [data])
+
+
+def write_pieces_atomically(path: Path, pieces: Iterable[bytes]) -> None:
+    """Replace `path` with `pieces` back to back (never joined in memory), atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # Named as fcreplay.atomic names its temp files, so `atomic.sweep` can tell them.
     descriptor, temporary = tempfile.mkstemp(
@@ -24,7 +30,8 @@ def write_bytes_atomically(path: Path, data: bytes) -> None:
     try:
         os.fchmod(descriptor, 0o666 & ~_UMASK)
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
+            for piece in pieces:
+                handle.write(piece)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -7,18 +7,22 @@ and the request bodies the shares refer to, as JSON, read only when needed. Each
 line is kept with where its run id is, so a new run's id is put in when the line is
 copied to a new log. A file that fails a check is not read at all; an entry that
 fails its own is a miss. Only JSON is parsed: nothing in the file can run code.
+The blob is not held in memory: its parts are read from the file when used (the file
+stays open, so a check writing a new one meanwhile changes nothing of what is read).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import weakref
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fcreplay.cache.files import write_bytes_atomically
+from fcreplay.cache.files import write_pieces_atomically
 from fcreplay.version import __version__
 
 MAGIC = b"fcreplay-check-cache\n"
@@ -28,6 +32,26 @@ Line = tuple[int, int, int, int]
 """A line in the blob: start, length, where its run id starts in it, the id's length."""
 Span = tuple[int, int]
 """Bytes in the blob: start, length."""
+
+_READ_BYTES = 1 << 20
+"""The most of a pack file read at once while checking it."""
+
+
+class _Blob:
+    """The blob of a pack file, read where it lies in the file (kept open until unused)."""
+
+    def __init__(self, descriptor: int, base: int, size: int) -> None:
+        self._descriptor, self._base, self.size = descriptor, base, size
+        weakref.finalize(self, os.close, descriptor)
+
+    def read(self, start: int, length: int) -> bytes:
+        data = os.pread(self._descriptor, length, self._base + start)
+        while len(data) < length:  # a regular file reads short only at its end
+            more = os.pread(self._descriptor, length - len(data), self._base + start + len(data))
+            if not more:
+                raise ValueError("the cache file shrank")
+            data += more
+        return data
 
 
 @dataclass(frozen=True)
@@ -61,7 +85,7 @@ class Pack:
 
     entries: dict[str, Entry] = field(default_factory=dict)
     """unit label (target/variant/case) -> entry"""
-    blob: bytes = b""
+    source: _Blob | None = None
     bodies_span: Span = (0, 0)
     body_hashes: frozenset[str] = frozenset()
     """The fingerprint hashes `bodies` holds (without reading it)."""
@@ -70,7 +94,9 @@ class Pack:
     def raw(self, span: Span) -> bytes:
         """The bytes of `span`."""
         start, length = span
-        return self.blob[start : start + length]
+        if not length or self.source is None:
+            return b""
+        return self.source.read(start, length)
 
     def bodies(self) -> dict[str, Any]:
         """fingerprint hash -> [request body, URI]; {} when damaged."""
@@ -92,15 +118,14 @@ class Pack:
             data = bytearray()
             for stretch in _stretches(lines):
                 base, first = len(data), stretch[0][0]
-                data += self.blob[first : stretch[-1][0] + stretch[-1][1]]
+                data += self.raw((first, stretch[-1][0] + stretch[-1][1] - first))
                 for start, _, at, size in stretch:
                     data[base + start - first + at : base + start - first + at + size] = stamp
             return [line[1] for line in lines], bytes(data)
-        blob = self.blob
-        pieces = [
-            blob[start : start + at] + stamp + blob[start + at + size : start + length]
-            for start, length, at, size in lines
-        ]
+        pieces = []
+        for start, length, at, size in lines:
+            line = self.raw((start, length))
+            pieces.append(line[:at] + stamp + line[at + size :])
         return [len(piece) for piece in pieces], b"".join(pieces)
 
 
@@ -115,46 +140,63 @@ def _stretches(lines: list[Line]) -> list[list[Line]]:
     return found
 
 
-def read_pack(path: Path) -> Pack:
-    """The pack at `path`; an empty one when there is none or it fails a check."""
+def read_pack(path: Path, skip: Collection[str] = ()) -> Pack:
+    """The pack at `path`; an empty one when there is none or it fails a check. The
+    entries of the units in `skip` are left out (a check that replays them needs none)."""
     try:
-        data = path.read_bytes()
+        descriptor = os.open(path, os.O_RDONLY)
     except OSError:
         return Pack()
     try:
-        return _parse(data)
-    except (ValueError, TypeError, KeyError, IndexError):
+        return _parse(descriptor, skip)
+    except (OSError, ValueError, TypeError, KeyError, IndexError):
+        os.close(descriptor)
         return Pack()  # damaged, or another fcreplay's: start over
 
 
-def _parse(data: bytes) -> Pack:
-    if not data.startswith(MAGIC):
-        raise ValueError("not a cache file")
-    end = data.index(b"\n", len(MAGIC))
-    header = json.loads(data[len(MAGIC) : end])
-    if header["format"] != FORMAT or header["fcreplay"] != __version__:
-        raise ValueError("another format")
-    if zlib.crc32(memoryview(data)[end + 1 :]) != header["crc"]:
-        raise ValueError("damaged")
-    size = header["index"]
-    index = json.loads(data[end + 1 : end + 1 + size])
-    blob = data[end + 1 + size :]
+def _parse(descriptor: int, skip: Collection[str]) -> Pack:
+    with os.fdopen(os.dup(descriptor), "rb") as stream:
+        if stream.read(len(MAGIC)) != MAGIC:
+            raise ValueError("not a cache file")
+        first = stream.readline(_READ_BYTES)
+        if not first.endswith(b"\n"):
+            raise ValueError("damaged")
+        header = json.loads(first)
+        if header["format"] != FORMAT or header["fcreplay"] != __version__:
+            raise ValueError("another format")
+        size = header["index"]
+        if not (type(size) is int and size >= 0):
+            raise ValueError("damaged")
+        index_bytes = stream.read(size)
+        crc, rest = zlib.crc32(index_bytes), 0
+        # The rest is checked as it is read, not held: a large suite's blob is large.
+        while block := stream.read(_READ_BYTES):
+            crc = zlib.crc32(block, crc)
+            rest += len(block)
+        if len(index_bytes) != size or crc != header["crc"]:
+            raise ValueError("damaged")
+        base = len(MAGIC) + len(first) + size
+    index = json.loads(index_bytes)
     entries = {}
     for label, (key, start, lengths, at, size, digest, share) in index["units"].items():
+        if label in skip:
+            continue
         if not (isinstance(key, str) and isinstance(label, str) and isinstance(lengths, list)):
             raise ValueError("damaged")
         numbers = (start, at, size, *lengths)
         if not all(type(n) is int and n >= 0 for n in numbers):
             raise ValueError("damaged")
-        if start + sum(lengths) > len(blob) or any(at + size > n for n in lengths):
+        if start + sum(lengths) > rest or any(at + size > n for n in lengths):
             raise ValueError("damaged")
         entries[label] = Entry(
-            key, start, tuple(lengths), at, size, _span(digest, len(blob)), _span(share, len(blob))
+            key, start, tuple(lengths), at, size, _span(digest, rest), _span(share, rest)
         )
     hashes = index["body_hashes"]
     if not (isinstance(hashes, list) and all(isinstance(h, str) for h in hashes)):
         raise ValueError("damaged")
-    return Pack(entries, blob, _span(index["bodies"], len(blob)), frozenset(hashes))
+    bodies = _span(index["bodies"], rest)
+    # Made last: from here on the descriptor is the blob's to close.
+    return Pack(entries, _Blob(descriptor, base, rest), bodies, frozenset(hashes))
 
 
 def _span(value: Any, blob: int) -> Span:
@@ -180,7 +222,7 @@ class NewEntry:
 
 def copied(pack: Pack, entry: Entry) -> NewEntry:
     """An entry of `pack`, to write into the next one."""
-    lines = pack.blob[entry.start : entry.start + sum(entry.lengths)]
+    lines = pack.raw((entry.start, sum(entry.lengths)))
     digest, share = pack.raw(entry.digest), pack.raw(entry.share)
     return NewEntry(entry.key, lines, entry.lengths, entry.at, entry.size, digest, share)
 
@@ -225,7 +267,8 @@ def write_pack(
         )
     document = {"units": units, "bodies": where, "body_hashes": hashes}
     index = json.dumps(document, separators=(",", ":")).encode()
-    rest = index + b"".join(pieces)
-    header = {"format": FORMAT, "fcreplay": __version__, "index": len(index)}
-    header["crc"] = zlib.crc32(rest)
-    write_bytes_atomically(path, MAGIC + json.dumps(header).encode() + b"\n" + rest)
+    crc = zlib.crc32(index)
+    for piece in pieces:  # not joined: a large suite's pieces add up to much
+        crc = zlib.crc32(piece, crc)
+    header = {"format": FORMAT, "fcreplay": __version__, "index": len(index), "crc": crc}
+    write_pieces_atomically(path, [MAGIC + json.dumps(header).encode() + b"\n", index, *pieces])

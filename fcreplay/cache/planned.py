@@ -8,7 +8,8 @@ exception, and its unit is replayed or its share taken from its cassette again.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import zlib
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import fcreplay.strictjson as strictjson
 from fcreplay.atomic import JOURNAL
 from fcreplay.cache.codec import ShapeError
-from fcreplay.cache.digest import Digest, digest_json
+from fcreplay.cache.digest import Digest
 from fcreplay.cache.keys import UnitKeys
 from fcreplay.cache.memo import key_of
 from fcreplay.cache.pack import Entry, NewEntry, Pack, copied, read_pack, write_pack
@@ -46,6 +47,8 @@ class Planned:
     entry: Entry | None = None
     """The cache entry the unit is taken from; None: it is replayed."""
     digest: Digest | None = None
+    digest_bytes: bytes = b""
+    """Its digest as JSON, zlib-compressed, when replayed now (as its worker made it)."""
     share: Share | None = None
     share_bytes: bytes = b""
     problems: list[AttemptRecord] = field(default_factory=list)
@@ -62,9 +65,9 @@ def pack_path(folder: Path, target: str) -> Path:
     return folder / f"{target}.pack"
 
 
-def read_packs(folder: Path, targets: Iterable[str]) -> dict[str, Pack]:
-    """The pack of each target."""
-    return {name: read_pack(pack_path(folder, name)) for name in targets}
+def read_packs(folder: Path, targets: Iterable[str], skip: Collection[str] = ()) -> dict[str, Pack]:
+    """The pack of each target (without the entries of the units in `skip`)."""
+    return {name: read_pack(pack_path(folder, name), skip) for name in targets}
 
 
 def target_key(
@@ -179,44 +182,81 @@ def dumps(value: Any) -> bytes:
 def write_packs(
     folder: Path, planned: list[Planned], run: RunResult, shares: UnitShares, reps: int
 ) -> None:
-    """Rewrite the pack of each target that had a unit replayed (others stay as they are)."""
-    lines = log_lines(run, len(planned) * reps)
-    if lines is None:
+    """Rewrite the pack of each target that had a unit replayed (others stay as they are).
+
+    The finished log is read one target at a time (a target's units are together in
+    plan order), so no more than one target's lines are held."""
+    targets: dict[str, list[Planned]] = {}
+    for p in planned:
+        targets.setdefault(p.unit.target.name, []).append(p)
+    if _attempt_lines(run.log_path) != len(planned) * reps:
         return  # not the log this run should have written: cache nothing from it
-    targets: dict[str, list[tuple[int, Planned]]] = {}
-    for position, p in enumerate(planned):
-        targets.setdefault(p.unit.target.name, []).append((position, p))
-    for name, members in targets.items():
-        if all(p.entry is not None for _, p in members):
-            continue
-        pack = members[0][1].pack
-        labels = {p.unit.label for _, p in members}
-        entries = {
-            label: copied(pack, e) for label, e in pack.entries.items() if label not in labels
-        }
-        for position, p in members:
-            if p.entry is not None:
-                entries[p.unit.label] = copied(pack, p.entry)
-            elif p.key is not None and p.digest is not None:
-                mine = lines[position * reps : (position + 1) * reps]
-                if len({(at, size) for _, at, size in mine}) != 1:
-                    continue  # its lines are not laid out alike: not kept
-                _, at, size = mine[0]
-                entries[p.unit.label] = NewEntry(
-                    p.key,
-                    b"".join(line for line, _, _ in mine),
-                    tuple(len(line) for line, _, _ in mine),
-                    at,
-                    size,
-                    dumps(digest_json(p.digest)),
-                    p.share_bytes,
-                )
-        _write(pack_path(folder, name), pack, entries, shares)
+    marker = b'"run_id":"' + run.run_id.encode() + b'"'
+    with run.log_path.open("rb") as log:
+        log.readline()  # the run header
+        for name, members in targets.items():
+            lines = [log.readline() for _ in range(len(members) * reps)]
+            if all(p.entry is not None for p in members):
+                continue
+            found = [line.find(marker) for line in lines]
+            if any(at < 0 for at in found):
+                return  # not the log this run should have written: cache nothing more
+            pack = members[0].pack
+            labels = {p.unit.label for p in members}
+            entries = {
+                label: copied(pack, e) for label, e in pack.entries.items() if label not in labels
+            }
+            # The requests each entry's share refers to: read from a kept share, known
+            # for a new one (parsing every share again would cost as much as a fold).
+            known: dict[str, Share] = {}
+            for position, p in enumerate(members):
+                if p.entry is not None:
+                    entries[p.unit.label] = copied(pack, p.entry)
+                elif p.key is not None and p.digest_bytes:
+                    mine = range(position * reps, (position + 1) * reps)
+                    if len({found[i] for i in mine}) != 1:
+                        continue  # its lines are not laid out alike: not kept
+                    entries[p.unit.label] = NewEntry(
+                        p.key,
+                        b"".join(lines[i] for i in mine),
+                        tuple(len(lines[i]) for i in mine),
+                        found[mine[0]] + len(b'"run_id":"'),
+                        len(run.run_id),
+                        zlib.decompress(p.digest_bytes),
+                        p.share_bytes,
+                    )
+                    if p.share is not None:
+                        known[p.unit.label] = p.share
+            del lines
+            _write(pack_path(folder, name), pack, entries, shares, known)
 
 
-def _write(path: Path, pack: Pack, entries: dict[str, NewEntry], shares: UnitShares) -> None:
+def _attempt_lines(path: Path) -> int:
+    """The lines of a finished log between its header and its run-end (-1: not one)."""
+    count, last = 0, b""
+    with path.open("rb") as log:
+        while block := log.read(_READ_BYTES):
+            count += block.count(b"\n")
+            last = block
+    return count - 2 if last.endswith(b"\n") else -1
+
+
+_READ_BYTES = 1 << 20
+
+
+def _write(
+    path: Path,
+    pack: Pack,
+    entries: dict[str, NewEntry],
+    shares: UnitShares,
+    known: dict[str, Share],
+) -> None:
     wanted: set[str] = set()
-    for entry in entries.values():
+    for label, entry in entries.items():
+        share = known.get(label)
+        if share is not None:
+            wanted.update(hashed for _, hashed, _ in share.seen)
+            continue
         try:
             wanted.update(hashed for _, hashed, _ in json.loads(entry.share)[0])
         except (ValueError, TypeError, IndexError):
@@ -225,20 +265,6 @@ def _write(path: Path, pack: Pack, entries: dict[str, NewEntry], shares: UnitSha
         # No request of a new kind: the bodies are written as they were read.
         write_pack(path, entries, {}, kept=(pack.raw(pack.bodies_span), pack.body_hashes))
         return
-    known = dict(pack.bodies())
-    known.update({hashed: [body, uri] for hashed, (body, uri) in shares.bodies.items()})
-    write_pack(path, entries, {h: known[h] for h in sorted(wanted) if h in known})
-
-
-def log_lines(run: RunResult, count: int) -> list[tuple[bytes, int, int]] | None:
-    """The attempt lines of the finished log (plan order), each with where its run id is."""
-    data = run.log_path.read_bytes()
-    lines = data.split(b"\n")[1:-2]  # after the header; before the run-end and the last \n
-    marker = b'"run_id":"' + run.run_id.encode() + b'"'
-    found = []
-    for line in lines:
-        at = line.find(marker)
-        if at < 0:
-            return None
-        found.append((line + b"\n", at + len(b'"run_id":"'), len(run.run_id)))
-    return found if len(found) == count else None
+    bodies = dict(pack.bodies())
+    bodies.update({hashed: [body, uri] for hashed, (body, uri) in shares.bodies.items()})
+    write_pack(path, entries, {h: bodies[h] for h in sorted(wanted) if h in bodies})

@@ -9,8 +9,9 @@ kept per fingerprint for the whole run, so a share is a few counts.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,7 @@ class UnitShares:
         self.shares: dict[str, Share] = {}
         self.bodies: dict[str, tuple[Any, str]] = {}
         """Fingerprint hash -> the first request of that fingerprint."""
+        self._settings: dict[StepSettings, StepSettings] = {}
 
     def add(self, cassette: Cassette, unit: Unit) -> None:
         assert self._differ is not None  # only a worker's own, unpickled copies lack it
@@ -88,7 +90,15 @@ class UnitShares:
 
     def merge(self, other: Any) -> None:
         assert isinstance(other, UnitShares)
-        self.shares.update(other.shares)
+        # A worker's settings come unpickled, each its own copy: one kept per distinct
+        # value, or a large suite's shares would hold its tool names thousands of times.
+        known = self._settings
+        for path, share in other.shares.items():
+            seen = tuple(
+                (known.setdefault(expected, expected), sys.intern(hashed), count)
+                for expected, hashed, count in share.seen
+            )
+            self.shares[path] = replace(share, seen=seen)
         for hashed, request in other.bodies.items():
             self.bodies.setdefault(hashed, request)
 
@@ -98,6 +108,7 @@ class UnitShares:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._differ = None
+        self._settings = {}
         self.shares = state["shares"]
         self.bodies = state["bodies"]
 

@@ -10,66 +10,109 @@ import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
+from typing import Any, Protocol
 
+from fcreplay.engine.plan import Unit
 from fcreplay.engine.sources import CassetteObserver
 from fcreplay.engine.unitrun import Emit, UnitRun
 from fcreplay.errors import SecretLeakError
-from fcreplay.record import AttemptRecord
+from fcreplay.record import AttemptKey, AttemptRecord
 
-EmitBlock = Callable[[list[AttemptRecord], bytes, list[int]], None]
-"""Takes records with their run-log lines, already made (and passed by the secret guard)
-and joined into one block, with each line's length in bytes."""
 
-_FORKED: tuple[UnitRun, Callable[[AttemptRecord], str]] | None = None
-"""The run a forked replay worker works on, and how it makes log lines (inherited, so
-nothing is pickled in)."""
+class Condense(Protocol):
+    """What a replay keeps of each unit's records, made where the unit ran (in a worker
+    process when there are several), so that the records themselves can go."""
+
+    def of(self, unit: Unit, records: list[AttemptRecord]) -> Any:
+        """What the unit's records (every attempt, in order) give; picklable."""
+        ...
+
+    def keeps(self, record: AttemptRecord) -> bool:
+        """Whether the run's result keeps `record` as well."""
+        ...
+
+    def take(self, unit: Unit, made: Any) -> None:
+        """Receive what `of` made of `unit` (in the parent, as units finish)."""
+        ...
+
+
+EmitBlock = Callable[["Chunk"], None]
+"""Takes a chunk's records, their run-log lines, already made (and passed by the secret
+guard) and joined into one block, each line's attempt and length in bytes."""
+
+_FORKED: tuple[UnitRun, Callable[[AttemptRecord], str], Condense | None] | None = None
+"""The run a forked replay worker works on, how it makes log lines and what it keeps of
+each unit (inherited, so nothing is pickled in)."""
 
 _CHUNK_UNITS = 200
 """The most units in one chunk of work (a chunk's records wait in its worker)."""
 
 
 @dataclass(frozen=True)
-class _Chunk:
+class Chunk:
     """What a worker sends back: records, their lines in one block, what it observed."""
 
     records: list[AttemptRecord]
+    """All of them, or with `Condense` only those it keeps."""
+    keys: list[AttemptKey]
+    """The attempt of each line."""
+    seen: list[tuple[str, str, int]]
+    """Each line's verdict, unit label and attempt number (for the progress line)."""
     block: bytes
     sizes: list[int]
+    made: list[tuple[int, Any]]
+    """What `Condense.of` made of each unit run, by its index in the run's units."""
     observed: CassetteObserver | None
     leak: SecretLeakError | None
     """The guard's refusal of the line after the last one sent, if it refused one."""
 
 
-def _replay_chunk(indexes: list[int]) -> _Chunk:
+def _replay_chunk(indexes: list[int]) -> Chunk:
     assert _FORKED is not None
-    run, line_of = _FORKED
+    run, line_of, condense = _FORKED
     observer = run.source.fresh_observer()
     records: list[AttemptRecord] = []
     lines: list[bytes] = []
+    made: list[tuple[int, Any]] = []
+    seen: list[tuple[str, str, int]] = []
+    keys: list[AttemptKey] = []
 
     def keep(record: AttemptRecord) -> None:
         line = line_of(record).encode()
         records.append(record)
         lines.append(line)
+        keys.append(record.key)
+        seen.append((record.verdict, record.unit, record.attempt))
 
     leak = None
     try:
         for index in indexes:
+            start = len(records)
             run.run_unit(run.units[index], keep)
+            if condense is not None:
+                mine = records[start:]
+                made.append((index, condense.of(run.units[index], mine)))
+                records[start:] = [r for r in mine if condense.keeps(r)]
     except SecretLeakError as exc:
         leak = exc  # what came before the leak is logged, as if the parent made the lines
     # One block, not a string per line: the parent writes it at once, and its heap is
     # not left riddled with the holes of thousands of freed lines.
-    return _Chunk(records, b"".join(lines), [len(line) for line in lines], observer, leak)
+    block, sizes = b"".join(lines), [len(line) for line in lines]
+    return Chunk(records, keys, seen, block, sizes, made, observer, leak)
 
 
 def run_in_processes(
-    run: UnitRun, processes: int, emit: EmitBlock, line_of: Callable[[AttemptRecord], str]
+    run: UnitRun,
+    processes: int,
+    emit: EmitBlock,
+    line_of: Callable[[AttemptRecord], str],
+    condense: Condense | None = None,
 ) -> None:
     """Run the units in forked workers, which also make each record's log line (the
-    parent only writes them): `emit` is called in the parent as chunks come back."""
+    parent only writes them) and, with `condense`, what is kept of each unit: `emit`
+    is called in the parent as chunks come back."""
     global _FORKED
-    _FORKED = (run, line_of)
+    _FORKED = (run, line_of, condense)
     # Several chunks per worker keep the workers busy to the end and the log growing;
     # small ones bound what a worker holds before sending it.
     size = max(1, min(_CHUNK_UNITS, len(run.units) // (processes * 8)))
@@ -85,7 +128,10 @@ def run_in_processes(
                     futures.discard(future)
                     chunk = future.result()
                     del future
-                    emit(chunk.records, chunk.block, chunk.sizes)
+                    emit(chunk)
+                    if condense is not None:
+                        for index, made in chunk.made:
+                            condense.take(run.units[index], made)
                     if chunk.leak is not None:
                         raise chunk.leak
                     run.source.merge_observer(chunk.observed)

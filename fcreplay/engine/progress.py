@@ -35,11 +35,15 @@ class Progress:
 
     def advance(self, record: AttemptRecord) -> None:
         """Count one finished attempt."""
+        self.advance_by(record.verdict, record.unit, record.attempt)
+
+    def advance_by(self, verdict: str, unit: str, attempt: int) -> None:
+        """Count one finished attempt, known by its verdict, unit label and number."""
         with self._lock:
             self.done += 1
-            self.failed += record.verdict == "fail"
-            self.errors += record.verdict == "error"
-            where = f"{record.unit} #{record.attempt}"
+            self.failed += verdict == "fail"
+            self.errors += verdict == "error"
+            where = f"{unit} #{attempt}"
             now = time.monotonic()
             line = (
                 f"{self._label}[{self.done}/{self.total}] {self.failed} with findings, "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -35,8 +35,9 @@ from fcreplay.runlog import (
 from fcreplay.runmarks import RunEnd, RunHeader, RunScope
 from fcreplay.shards import Shard
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the pools (multiprocessing, concurrent.futures) load only when used
     from fcreplay.engine.players import Transport
+    from fcreplay.engine.pools import Chunk, Condense
 
 RecordMode = Literal["all", "once", "new_episodes"]
 
@@ -67,9 +68,9 @@ class Reuse(Protocol):
         """Whether `unit`'s lines are known (it is then not replayed)."""
         ...
 
-    def lines(self, run_id: str) -> tuple[Sequence[tuple[AttemptKey, int]], bytes]:
-        """The known lines of every covered unit in plan order, stamped with `run_id`:
-        each one's attempt and length, and their bytes back to back."""
+    def lines(self, run_id: str) -> Iterable[tuple[Sequence[tuple[AttemptKey, int]], bytes]]:
+        """The known lines of every covered unit in plan order, stamped with `run_id`, in
+        blocks: each line's attempt and length, and their bytes back to back."""
         ...
 
 
@@ -99,6 +100,9 @@ class ReplayOptions(RunOptions):
     reuse: Reuse | None = None
     """Units whose log lines are known: written to the log as they are, not replayed, not
     shown to `observer`."""
+    condense: Condense | None = None
+    """What is kept of each unit's records, made where it ran; the run's `records` are
+    then only those it `keeps`."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,7 @@ def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = 
             processes=processes,
             mode="replay",
             reuse=reuse,
+            condense=options.condense,
         )
 
 
@@ -188,6 +193,7 @@ def _run(
     processes: int,
     mode: str,
     reuse: Reuse | None = None,
+    condense: Condense | None = None,
 ) -> RunResult:
     """Run every planned attempt and return the records of this run.
 
@@ -281,30 +287,45 @@ def _run(
             line = writer.checked_line(record)
             with lock:
                 writer.append_line(record.key, line, checked=True)
-                records.append(record)
+                if condense is None or condense.keeps(record):
+                    records.append(record)
             progress.advance(record)
 
-        def emit_block(done: list[AttemptRecord], block: bytes, sizes: list[int]) -> None:
-            writer.append_block([record.key for record in done], sizes, block)
-            records.extend(done)
-            for record in done:
-                progress.advance(record)
+        def emit_block(chunk: Chunk) -> None:
+            writer.append_block(chunk.keys, chunk.sizes, chunk.block)
+            records.extend(chunk.records)
+            for verdict, unit, attempt in chunk.seen:
+                progress.advance_by(verdict, unit, attempt)
+
+        def run_unit(unit: Unit) -> None:
+            if condense is None:
+                run.run_unit(unit, emit)
+                return
+            mine: list[AttemptRecord] = []
+
+            def keep(record: AttemptRecord) -> None:
+                mine.append(record)
+                emit(record)
+
+            run.run_unit(unit, keep)
+            condense.take(unit, condense.of(unit, mine))
 
         try:
             if reuse is not None and covered:
-                writer.append_known(*reuse.lines(run_id))
+                for block in reuse.lines(run_id):
+                    writer.append_known(*block)
             # The pools (multiprocessing, concurrent.futures) load only when used.
             if processes > 1:
                 from fcreplay.engine.pools import run_in_processes
 
-                run_in_processes(run, processes, emit_block, writer.checked_line)
+                run_in_processes(run, processes, emit_block, writer.checked_line, condense)
             elif options.concurrency > 1:
                 from fcreplay.engine.pools import run_in_threads
 
                 run_in_threads(run, options.concurrency, emit)
             else:
                 for unit in run.units:
-                    run.run_unit(unit, emit)
+                    run_unit(unit)
         except BaseException as exc:
             # The log says it is unfinished, so nobody takes it for a whole run.
             reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else _first_line(exc)
