@@ -129,6 +129,36 @@ class Decision:
             data["usage"] = self.usage.to_json()
         return data
 
+    def with_usage(self, usage: Usage | None) -> Decision:
+        """The decision with `usage` (what `dataclasses.replace` gives, made directly:
+        every turn of a replay makes one)."""
+        return Decision(
+            self.kind,
+            self.text,
+            self.calls,
+            self.finish_reason,
+            self.stop,
+            self.raw_response,
+            self.assistant_turn,
+            self.model,
+            usage,
+        )
+
+    def as_logged(self, finish_reason: str | None, model: str | None) -> Decision:
+        """The decision as a record keeps it: without the raw body and the native turn,
+        `finish_reason` and `model` given (one object for the texts many share)."""
+        return Decision(
+            self.kind,
+            self.text,
+            self.calls,
+            finish_reason,
+            self.stop,
+            None,
+            None,
+            model,
+            self.usage,
+        )
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Decision:
         """Rebuild a decision from `to_json` output (raw parts are not kept there)."""

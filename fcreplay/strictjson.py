@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 import orjson
@@ -186,6 +187,83 @@ _PLAIN = (
     | orjson.OPT_PASSTHROUGH_SUBCLASS
 )
 """Anything but plain data goes to the fallback (`default` is not given, so it raises)."""
+
+
+def interned(value: Any) -> Any:
+    """One read-only object for every value with the same exact JSON bytes, which are kept
+    beside it: `exact_members` and `same_members` then skip it, or compare it by identity.
+
+    For values many documents hold alike and nobody changes (a suite's tool list, read
+    from every cassette and built for every request). A value that is not plain JSON
+    data, or holds NaN or infinity (written as null), comes back as it is.
+    """
+    mine = _EXACT.get(id(value))
+    if mine is not None and mine[0] is value:
+        return value
+    exact = exact_json(value)
+    if exact is None:
+        return value
+    known = _INTERNED.get(exact)
+    if known is not None:
+        # Without a null, equal bytes are equal values; with one, `==` tells None from NaN.
+        return known if b"null" not in exact or known == value else value
+    if len(_INTERNED) >= _INTERNED_LIMIT:
+        return value
+    if b"null" in exact and check_value(value, sys.getrecursionlimit()) is not None:
+        return value
+    _INTERNED[exact] = value
+    _EXACT[id(value)] = (value, exact)
+    return value
+
+
+_INTERNED: dict[bytes, Any] = {}
+_EXACT: dict[int, tuple[Any, bytes]] = {}
+"""The exact bytes of each interned value, by its id (the entry holds the value, so the
+id is not reused)."""
+_INTERNED_LIMIT = 256
+"""Distinct values kept at most; past it values are compared the ordinary way."""
+
+
+def exact_members(value: Any) -> bytes | None:
+    """`exact_json(value)`, with the interned members of a top-level object not written
+    again (they are what makes the bytes long)."""
+    if type(value) is not dict or not _EXACT:
+        return exact_json(value)
+    parts: list[bytes] = []
+    run: dict[str, Any] = {}
+    for key, member in value.items():
+        known = _EXACT.get(id(member))
+        if known is None or known[0] is not member:
+            run[key] = member
+            continue
+        if type(key) is not str:
+            return exact_json(value)
+        if run:
+            written = exact_json(run)
+            if written is None:
+                return None
+            parts.append(written[1:-1])
+            run = {}
+        parts.append(orjson.dumps(key) + b":" + known[1])
+    if not parts:
+        return exact_json(value)
+    if run:
+        written = exact_json(run)
+        if written is None:
+            return None
+        parts.append(written[1:-1])
+    return b"{" + b",".join(parts) + b"}"
+
+
+def same_members(left: Any, right: Any) -> bool:
+    """Whether `left` and `right` have the same `exact_json` bytes and are equal (no NaN
+    hides behind a `null`); interned members are not written again (`exact_members`).
+    False also when either is not plain JSON data."""
+    one = exact_members(left)
+    if one is None or one != exact_members(right):
+        return False
+    # Equal bytes are equal values, unless a non-finite float was written as null.
+    return b"null" not in one or left == right
 
 
 def _too_deep(text: str, max_depth: int) -> JSONLimitError:

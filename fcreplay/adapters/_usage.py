@@ -7,7 +7,6 @@ included, output with reasoning included, whatever the provider splits apart.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from fcreplay.adapters._wire import as_dict
@@ -18,7 +17,7 @@ from fcreplay.neutral import StreamEvent
 def with_usage(result: Decision | ProviderError, usage: Usage | None) -> Decision | ProviderError:
     """The decision with its usage set; errors and unknown usage pass unchanged."""
     if isinstance(result, Decision) and usage is not None:
-        return replace(result, usage=usage)
+        return result.with_usage(usage)
     return result
 
 

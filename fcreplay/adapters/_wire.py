@@ -182,7 +182,8 @@ def declarations(
     # The entry holds the tools, so their ids cannot be reused while it exists.
     if hit is None or any(a is not b for a, b in zip(hit[0], tools, strict=True)):
         built = [build(tool, strict) for tool in tools]
-        hit = (tuple(tools), json.loads(json.dumps(built, ensure_ascii=False)))
+        copied = json.loads(json.dumps(built, ensure_ascii=False))
+        hit = (tuple(tools), strictjson.interned(copied))
         with _DECLARED_LOCK:
             if len(_DECLARED) >= _DECLARED_LIMIT:
                 _DECLARED.clear()

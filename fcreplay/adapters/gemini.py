@@ -35,6 +35,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+import fcreplay.strictjson as strictjson
 from fcreplay.adapters._gemini_decision import BLOCK_PREFIX as BLOCK_PREFIX
 from fcreplay.adapters._gemini_decision import parse_decision as parse_decision
 from fcreplay.adapters._gemini_decision import parse_stream as parse_stream
@@ -124,8 +125,7 @@ def build_request(
     body["contents"] = contents
     choice = settings.tool_choice
     if tools and choice.mode != "no_tools":
-        declared = declarations(tools, settings.strict, _declaration)
-        body["tools"] = [{"functionDeclarations": declared}]
+        body["tools"] = _wrapped(declarations(tools, settings.strict, _declaration))
         body["toolConfig"] = {"functionCallingConfig": _calling_config(choice)}
     generation: dict[str, Any] = {}
     if settings.temperature is not None:
@@ -139,6 +139,21 @@ def build_request(
     model_id = model.removeprefix("models/")
     path = (_STREAM_PATH if settings.stream else _PATH).format(model=model_id)
     return WireRequest("POST", path, dict(_JSON_HEADERS), body, stream=settings.stream)
+
+
+_WRAPPED: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+"""The `tools` member of each shared declaration list, by the list's id (held)."""
+
+
+def _wrapped(declared: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Like the declarations, one read-only member for every request that sends them.
+    hit = _WRAPPED.get(id(declared))
+    if hit is None or hit[0] is not declared:
+        if len(_WRAPPED) >= 256:
+            _WRAPPED.clear()
+        hit = (declared, strictjson.interned([{"functionDeclarations": declared}]))
+        _WRAPPED[id(declared)] = hit
+    return hit[1]
 
 
 def _declaration(tool: ToolSpec, strict: bool) -> dict[str, Any]:

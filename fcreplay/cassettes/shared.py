@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.errors import InputError
 
 SHARED = "shared"
@@ -117,12 +118,55 @@ def shared_name(compact: str) -> str:
 # --- reading ---------------------------------------------------------------------------
 
 
+def read_split(raw: bytes, max_depth: int) -> Any | None:
+    """The document of a format-2 cassette laid out as fcreplay writes it, its `shared`
+    block parsed once per distinct text (every cassette of a target holds the same);
+    None when the text is laid out otherwise or is not plain valid JSON: read it whole.
+
+    The block is cut out at the newlines around it (a newline is never inside a JSON
+    string) and `null` put in its place; the rest parses with `shared` as its one
+    top-level key holding that `null` (the word occurs once) only where the cut was
+    exactly the block's value, which then parses on its own, one level less deep.
+    """
+    start = raw.find(_SPLIT_START)
+    if start < 0 or raw.count(b'"shared"') != 1:
+        return None
+    start += len(_SPLIT_START)
+    end = raw.find(_SPLIT_END, start)
+    if end < 0:
+        return None
+    try:
+        document = strictjson.loads(raw[:start] + b"null" + raw[end:], max_depth=max_depth)
+        text = raw[start:end]
+        table = _TABLES.get(text)
+        if table is None:
+            table = strictjson.loads(text, max_depth=max_depth - 1)
+            if type(table) is not dict:
+                return None
+            table = {name: strictjson.interned(value) for name, value in table.items()}
+            if len(_TABLES) >= 256:
+                _TABLES.clear()
+            _TABLES[text] = table
+    except ValueError:
+        return None
+    if type(document) is not dict or SHARED not in document or document[SHARED] is not None:
+        return None
+    document[SHARED] = dict(table)  # a copy: `expand` writes into the block it is given
+    return document
+
+
+_SPLIT_START = b'\n "shared": '
+_SPLIT_END = b',\n "interactions": '
+_TABLES: dict[bytes, dict[str, Any]] = {}
+"""Parsed `shared` blocks by their text."""
+
+
 def expand_cassette(
-    path: str | Path, document: dict[str, Any], items: list[Any], max_bytes: int
+    path: str | Path, document: dict[str, Any], items: list[Any], max_bytes: int, size: int
 ) -> None:
-    """`expand` for the cassette file at `path`: InputError (FILE:LINE) for a bad
-    reference, or when the references would make the cassette read past `max_bytes` in
-    full (a small file that refers to one large value a million times)."""
+    """`expand` for the cassette file at `path` (`size` bytes): InputError (FILE:LINE) for
+    a bad reference, or when the references would make the cassette read past `max_bytes`
+    in full (a small file that refers to one large value a million times)."""
     try:
         counts = expand(document, items)
     except SharedValueError as exc:
@@ -130,7 +174,6 @@ def expand_cassette(
     if not counts:
         return
     # No shared value is longer than the file: measure them only when that bound fails.
-    size = Path(path).stat().st_size
     if size * (1 + sum(counts.values())) <= max_bytes:
         return
     table = document[SHARED]
@@ -205,7 +248,12 @@ class _Expander:
         self.references += 1
         name = reference.get(REFERENCE)
         if len(reference) == 1 and type(name) is str and name in self.table:
-            self.counts[name] = self.counts.get(name, 0) + 1
+            count = self.counts.get(name, 0)
+            if count == 0:
+                # Cassettes of a suite share their tool lists with each other and with
+                # the requests a replay builds: one object for all (read-only).
+                self.table[name] = strictjson.interned(self.table[name])
+            self.counts[name] = count + 1
             return self.table[name]
         where += f" {number}" if number >= 0 else ""
         place = f"interaction {index}: {where}: {'.'.join(filter(None, (key, MEMBER)))!r}"

@@ -23,6 +23,7 @@ Format 1 (no `shared` block, tool lists in every body) is still read.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -118,7 +119,19 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     """Read a cassette with its fcreplay block (see `read_interactions`), within `limits`:
     file size, nesting, YAML aliases and decoded body sizes; past any of them the whole
     file is an InputError saying which limit and how to raise it."""
-    document = _load_document(path, limits)
+    raw = _read_capped(path, limits.max_cassette_bytes)
+    return _cassette_of(path, raw or b"", limits)
+
+
+def load_cassette_if_any(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette | None:
+    """`load_cassette`, or None when there is no file at `path` (without a look first:
+    replay opens thousands)."""
+    raw = _read_capped(path, limits.max_cassette_bytes, missing_ok=True)
+    return None if raw is None else _cassette_of(path, raw, limits)
+
+
+def _cassette_of(path: str | Path, raw: bytes, limits: Limits) -> Cassette:
+    document = _load_document(path, raw, limits)
     items = interaction_items(document)
     if items is None:
         raise InputError.at(path, None, f"not a cassette: it holds no {FORMATS} list")
@@ -126,7 +139,7 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     own = block is not None
     meta = _read_meta(path, block) if own else None
     if isinstance(block, dict) and block.get("format") != 1:
-        shared.expand_cassette(path, document, items, limits.max_cassette_bytes)
+        shared.expand_cassette(path, document, items, limits.max_cassette_bytes, len(raw))
     interactions = []
     for index, item in enumerate(items):
         try:
@@ -136,13 +149,13 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     return Cassette(Path(path), meta, interactions)
 
 
-def _load_document(path: str | Path, limits: Limits) -> Any:
-    raw = _read_capped(path, limits.max_cassette_bytes)
+def _load_document(path: str | Path, raw: bytes, limits: Limits) -> Any:
     if raw[:1] == b"{":
         # fcreplay's own cassettes, parsed from the bytes; anything amiss is read
         # again below, which words the problem.
         try:
-            return strictjson.loads(raw, max_depth=limits.max_json_depth)
+            split = shared.read_split(raw, depth := limits.max_json_depth)
+            return strictjson.loads(raw, max_depth=depth) if split is None else split
         except ValueError:
             pass
     try:
@@ -164,13 +177,15 @@ def _load_document(path: str | Path, limits: Limits) -> Any:
         raise InputError.at(path, json_error.lineno, message) from None
 
 
-def _read_capped(path: str | Path, limit: int) -> bytes:
+def _read_capped(path: str | Path, limit: int, *, missing_ok: bool = False) -> bytes | None:
     try:
-        with Path(path).open("rb") as handle:
+        with open(path, "rb") as handle:
             # Asking for `limit + 1` bytes would allocate that much for every file.
             size = os.fstat(handle.fileno()).st_size
             raw = handle.read(limit + 1 if size > limit else -1)
     except OSError as exc:
+        if missing_ok and exc.errno in _MISSING:
+            return None
         raise InputError.at(path, None, f"cannot read cassette: {exc.strerror or exc}") from None
     if len(raw) > limit:
         raise InputError.at(
@@ -180,6 +195,9 @@ def _read_capped(path: str | Path, limit: int) -> bytes:
             "or raise max_cassette_bytes in the suite configuration if it is trusted",
         )
     return raw
+
+
+_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF})  # as Path.exists
 
 
 def _load_yaml(path: str | Path, text: str, limits: Limits) -> Any:

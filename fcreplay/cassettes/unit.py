@@ -23,7 +23,7 @@ from fcreplay.cassettes.store import (
     InteractionText,
     assemble_cassette,
     interaction_text,
-    load_cassette,
+    load_cassette_if_any,
 )
 from fcreplay.errors import InputError
 from fcreplay.limits import DEFAULT_LIMITS, Limits
@@ -87,12 +87,12 @@ class UnitCassette:
 
         With `staged`, an unfinished recording waiting beside it is read instead.
         """
-        source = staging_path(path)
-        if not (staged and source.exists()):
-            source = path
-        if not source.exists():
+        source = path
+        if staged and staging_path(path).exists():
+            source = staging_path(path)
+        cassette = load_cassette_if_any(source, limits)
+        if cassette is None:
             return cls(path, meta)
-        cassette = load_cassette(source, limits)
         placed = []
         for index, interaction in enumerate(cassette.interactions):
             if isinstance(interaction, UnreadableInteraction):

@@ -154,13 +154,7 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
                 # The record keeps what its run-log line holds: the raw body and the
                 # native assistant turn served the conversation, and would make every
                 # record several times larger (workers send records to the parent).
-                replace(
-                    decision,
-                    raw_response=None,
-                    assistant_turn=None,
-                    finish_reason=_shared(decision.finish_reason),
-                    model=_shared(decision.model),
-                ),
+                decision.as_logged(_shared(decision.finish_reason), _shared(decision.model)),
                 tuple(classify_arguments(call, contract) for call in decision.calls),
                 tuple(execution.result for execution in turn.executions),
                 latency_ms=turn.latency_ms,

@@ -9,6 +9,7 @@ from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_hash
 from fcreplay.engine.plan import Unit, unit_settings
 from fcreplay.fingerprint import SHORT, Fingerprint, text_hash
+from fcreplay.inputs.cases import Case
 from fcreplay.inputs.suite import Suite
 from fcreplay.inputs.tool_results import FakeExecutor
 from fcreplay.neutral import RequestSettings
@@ -25,16 +26,15 @@ def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Finger
     max_steps = 1 if unit.single_turn else suite.config.max_steps
     prompt = suite.system_prompt
     executor = suite.executor
-    case, choice = unit.case, unit.case.tool_choice
     # Interned: every record carries its unit's fingerprint, and equal parts stay one
     # object in the records a worker sends (pickling keeps what is shared).
     return Fingerprint(
         contract=intern(suite.contract.contract_hash[:SHORT]),
-        prompt=None if prompt is None else intern(text_hash(prompt)),
+        prompt=None if prompt is None else _prompt_hash(prompt),
         prompt_version=suite.config.prompt_version,
         settings=_settings_hash(unit.target.model, turns, max_steps),
         adapter=intern(f"{adapter.NAME} {adapter.VERSION}"),
-        case=intern(_hash([[[m.role, m.content] for m in case.messages], asdict(choice)])),
+        case=_case_hash(unit.case),
         tool_results=None if executor is None else _rules_hash(executor),
     )
 
@@ -50,6 +50,35 @@ def _settings_hash(model: str, turns: tuple[RequestSettings, RequestSettings], s
         if len(_SETTINGS) >= 1024:
             _SETTINGS.clear()
         digest = _SETTINGS[key] = intern(_hash([model, [asdict(t) for t in turns], steps]))
+    return digest
+
+
+_CASES: dict[int, tuple[Case, str]] = {}
+"""Case hashes by the id of their case (held, so the id is not reused): every case is
+the case of one unit per target and variant."""
+
+
+def _case_hash(case: Case) -> str:
+    known = _CASES.get(id(case))
+    if known is not None and known[0] is case:
+        return known[1]
+    digest = intern(_hash([[[m.role, m.content] for m in case.messages], asdict(case.tool_choice)]))
+    if len(_CASES) >= 65536:
+        _CASES.clear()
+    _CASES[id(case)] = (case, digest)
+    return digest
+
+
+_PROMPTS: list[tuple[str, str]] = []
+"""The last system prompt's hash (a run has one prompt)."""
+
+
+def _prompt_hash(prompt: str) -> str:
+    for known, digest in _PROMPTS:
+        if known is prompt:
+            return digest
+    digest = intern(text_hash(prompt))
+    _PROMPTS[:] = [(prompt, digest)]
     return digest
 
 

@@ -131,7 +131,8 @@ class _Replaying:
         # The players load with the first unit replayed (a check from its cache has none).
         from fcreplay.engine.players import MissingCassettePlayer, ReplayPlayer
 
-        if not self._cassette.exists:
+        # A cassette read from disk was there; only one that was not is looked for again.
+        if self._cassette.cassette is None and not self._cassette.exists:
             return MissingCassettePlayer(self._cassette.path, self._hint)
         placed = self._cassette.of_attempt(attempt)
         return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)

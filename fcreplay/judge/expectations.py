@@ -13,6 +13,7 @@ from fcreplay.judge.assignment import match_pairs
 from fcreplay.judge.bfcl import pair_in_order
 from fcreplay.judge.matchers import argument_differences
 from fcreplay.sources import pointer
+from fcreplay.strictjson import check_value, exact_json
 
 _KEYWORD_CODES: dict[str, FindingCode] = {
     "required": "missing_required",
@@ -84,7 +85,39 @@ def judge_expectation(
 
     `after_error` marks a turn that follows a failed tool result: saying a
     forbidden phrase there is a false success rather than a plain text mismatch.
+    Judged once per distinct decision, expectation and contract: repetitions and
+    variants of a case bring the same answers again.
     """
+    key = _judged_key(decision, after_error)
+    if key is None:
+        return _judge(decision, expected, contract, after_error)
+    known = _JUDGED.get((id(expected), id(contract), key))
+    if known is not None and known[0] is expected and known[1] is contract:
+        return list(known[2])
+    findings = _judge(decision, expected, contract, after_error)
+    if len(_JUDGED) >= 8192:
+        _JUDGED.clear()
+    _JUDGED[(id(expected), id(contract), key)] = (expected, contract, tuple(findings))
+    return findings
+
+
+_JUDGED: dict[tuple[int, int, bytes], tuple[Expectation, Contract, tuple[Finding, ...]]] = {}
+"""Findings by expectation and contract (held, so their ids are not reused) and decision."""
+
+
+def _judged_key(decision: Decision, after_error: bool) -> bytes | None:
+    """What judging reads of a decision, as exact bytes (which tell `1` from `1.0` and
+    `true`); None when it cannot be written so, or may hold NaN (written as null)."""
+    calls = [[call.name, call.arguments, call.raw_arguments] for call in decision.calls]
+    key = exact_json([decision.kind, decision.text, after_error, calls])
+    if key is None or (b"null" in key and check_value(calls, 10**6) is not None):
+        return None
+    return key
+
+
+def _judge(
+    decision: Decision, expected: Expectation, contract: Contract, after_error: bool
+) -> list[Finding]:
     findings: list[Finding] = []
     if expected.kind == "tool_call":
         findings += _match_calls(decision, expected, contract)

@@ -37,7 +37,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
@@ -52,7 +52,7 @@ from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
 from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
-from fcreplay.strictjson import exact_json
+from fcreplay.strictjson import exact_json, exact_members
 
 if TYPE_CHECKING:
     from fcreplay.cassettes.store import Cassette
@@ -197,9 +197,9 @@ class SchemaDiffer:
         from fcreplay.cassettes.store import UnreadableInteraction
 
         self._cassettes += 1
-        name, adapter = _recording_adapter(cassette, unit)
-        example = str(cassette.path)
-        if not isinstance(adapter, ReadBackAdapter):
+        (name, adapter), example = _recording_adapter(cassette, unit), str(cassette.path)
+        conversation = adapter.CAPABILITIES.conversation_keys
+        if not _reads_back(adapter):
             self.skip(
                 f"{example}: the {adapter.NAME} adapter cannot read its requests back "
                 "(it has no sent_tools, read_request and wire_schema)"
@@ -217,7 +217,6 @@ class SchemaDiffer:
             if not isinstance(step, int):
                 step = adapter.read_request(body, uri).tool_result_turns
             expected = self._step_settings(unit, name, step)
-            conversation = adapter.CAPABILITIES.conversation_keys
             key = (expected, self._fingerprint(adapter, conversation, name, body, uri))
             seen = self._seen.get(key)
             if seen is None:
@@ -273,7 +272,7 @@ class SchemaDiffer:
         value = reduced if reducible else body
         # Exact bytes do not depend on which objects are shared (every request of a
         # cassette shares its one tool list); a digest of them is what is kept.
-        exact = exact_json(value)
+        exact = exact_members(value)
         if exact is None:
             # Not plain JSON values (an odd YAML cassette); the marker keeps the two apart.
             exact = b"\0" + json.dumps(value, sort_keys=True, default=repr).encode()
@@ -372,6 +371,16 @@ class SchemaDiffer:
         if kind == "lossless":
             return "lossless"
         return "allowed" if kind in self.allowed else "blocking"
+
+
+_READS_BACK: dict[int, tuple[ClientAdapter, bool]] = {}
+
+
+def _reads_back(adapter: ClientAdapter) -> TypeGuard[ReadBackAdapter]:
+    # A protocol check inspects every member: once per adapter, not per cassette.
+    if (known := _READS_BACK.get(id(adapter))) is None or known[0] is not adapter:
+        known = _READS_BACK[id(adapter)] = (adapter, isinstance(adapter, ReadBackAdapter))
+    return known[1]
 
 
 def _recording_adapter(cassette: Cassette, unit: Unit) -> tuple[str, ClientAdapter]:
