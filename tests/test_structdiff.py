@@ -37,7 +37,11 @@ def _mutated(value: Any, data: st.DataObject) -> Any:
         return {**value, key: _mutated(value[key], data)}
     if isinstance(value, list) and value and data.draw(st.booleans()):
         index = data.draw(st.integers(0, len(value) - 1))
-        change = data.draw(st.sampled_from(["replace", "remove", "insert"]))
+        change = data.draw(st.sampled_from(["replace", "remove", "insert", "append", "truncate"]))
+        if change == "append":
+            return [*value, *data.draw(st.lists(JSON, min_size=1, max_size=3))]
+        if change == "truncate":
+            return value[:index]
         if change == "remove":
             return [*value[:index], *value[index + 1 :]]
         if change == "insert":
@@ -89,4 +93,25 @@ def test_equal_declarations_beside_a_change_are_not_handed_to_deepdiff(monkeypat
     monkeypatch.setattr(structdiff, "_deepdiff", spy)
     found = differences(before, after)
     assert found == [Difference("/system", "Be brief.", "Be brief and polite.")]
-    assert handed == [("Be brief.", "Be brief and polite.")]
+    assert handed == []  # two strings: told apart without deepdiff
+
+
+def test_deepdiff_is_left_what_is_not_plain(monkeypatch: Any) -> None:
+    handed: list[tuple[Any, Any]] = []
+    original = structdiff._deepdiff
+
+    def spy(left: Any, right: Any, at: tuple[Any, ...]) -> list[Difference]:
+        handed.append((left, right))
+        return original(left, right, at)
+
+    monkeypatch.setattr(structdiff, "_deepdiff", spy)
+    grown = differences({"required": ["a"]}, {"required": ["a", "b"], "type": "object"})
+    assert grown == [
+        Difference("/required/1", MISSING, "b"),
+        Difference("/type", MISSING, "object"),
+    ]
+    assert differences({"type": "string"}, {"type": ["string", "null"]}) == [
+        Difference("/type", "string", ["string", "null"])
+    ]
+    assert differences([1, 2], [1, 2.0]) == []
+    assert handed == [([1, 2], [1, 2.0])]  # a number of another type: deepdiff aligns it
