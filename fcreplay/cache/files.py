@@ -30,8 +30,7 @@ def write_pieces_atomically(path: Path, pieces: Iterable[bytes]) -> None:
     try:
         os.fchmod(descriptor, 0o666 & ~_UMASK)
         with os.fdopen(descriptor, "wb") as handle:
-            for piece in pieces:
-                handle.write(piece)
+            handle.writelines(pieces)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
