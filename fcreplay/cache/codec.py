@@ -55,6 +55,8 @@ _TEXTS = tuple(
 
 
 _COST_FIELDS = tuple(f.name for f in fields(AttemptCost))
+_COMPLETED_FIRST = _COST_FIELDS[0] == "completed"
+_NUMBERS = frozenset({int, float, type(None)})
 
 
 def spent_json(spent: OperationTally) -> list[Any]:
@@ -67,6 +69,15 @@ def spent_from(data: Any) -> OperationTally:
     attempted, errors, completed = shaped(data, list)
     costs = []
     for row in shaped(completed, list):
+        if (
+            _COMPLETED_FIRST
+            and type(row) is list
+            and len(row) == len(_COST_FIELDS)
+            and type(row[0]) is bool
+            and all(type(value) in _NUMBERS for value in row[1:])
+        ):
+            costs.append(AttemptCost(*row))  # the common case, checked by exact type
+            continue
         values = dict(zip(_COST_FIELDS, shaped(row, list), strict=True))
         for name, value in values.items():
             if name == "completed" and not isinstance(value, bool):
