@@ -106,7 +106,9 @@ def schema_of(suite: Suite, planned: list[Planned], shares: UnitShares) -> Schem
     """The schema diff of every cassette's share; a kept share that is damaged is taken
     from its cassette again (its unit's records need no replay for that)."""
     bodies: dict[str, tuple[Any, str]] = {}
-    for pack in {id(p.pack): p.pack for p in planned}.values():
+    # A replayed unit's share refers to requests the replay saw (`shares.bodies`): only
+    # packs with a unit taken from them are read for theirs.
+    for pack in {id(p.pack): p.pack for p in planned if p.entry is not None}.values():
         bodies.update((h, (b, u)) for h, (b, u) in pack.bodies().items())
     bodies.update(shares.bodies)
     again = UnitShares(SchemaDiffer(suite))
