@@ -103,7 +103,7 @@ def check_value(value: Any, max_depth: int) -> str | None:
     return None
 
 
-_LARGE = 16384
+_LARGE = 4096
 """Bytes from which `_large_problem` is cheaper than walking the value."""
 _DIGITS = (
     bytes(

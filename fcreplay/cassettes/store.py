@@ -179,10 +179,16 @@ def _load_document(path: str | Path, raw: bytes, limits: Limits) -> Any:
 
 def _read_capped(path: str | Path, limit: int, *, missing_ok: bool = False) -> bytes | None:
     try:
-        with open(path, "rb") as handle:
-            # Asking for `limit + 1` bytes would allocate that much for every file.
-            size = os.fstat(handle.fileno()).st_size
-            raw = handle.read(limit + 1 if size > limit else -1)
+        # A bare descriptor: no buffered reader (nor its terminal check) per cassette.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            # Asking for `limit + 1` bytes would allocate that much for every file; a
+            # file that grows while read is read on to its end, or past the limit.
+            raw = os.read(descriptor, min(os.fstat(descriptor).st_size, limit) + 1)
+            while len(raw) <= limit and (more := os.read(descriptor, _TAIL_READ)):
+                raw += more
+        finally:
+            os.close(descriptor)
     except OSError as exc:
         if missing_ok and exc.errno in _MISSING:
             return None
@@ -197,6 +203,8 @@ def _read_capped(path: str | Path, limit: int, *, missing_ok: bool = False) -> b
     return raw
 
 
+_TAIL_READ = 1 << 16
+"""Bytes asked for past a cassette's size: its end is usually there (an empty read)."""
 _MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF})  # as Path.exists
 
 
