@@ -194,7 +194,7 @@ _V = TypeVar("_V")
 
 
 def copied(value: _V) -> _V:
-    """`copy.deepcopy` for JSON data, several times faster: objects and arrays are made
+    """`copy.deepcopy` for JSON data, about 2.5 times faster: objects and arrays are made
     anew, strings, numbers, booleans and null are immutable and kept; anything else
     goes to `copy.deepcopy`. Adapters copy every parsed turn they keep or change.
 
