@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fcreplay.cassettes.redaction import (
+    _ANY_PREFIX,
     KEY_PREFIXES,
     KEY_SHAPES,
     SecretGuard,
@@ -61,6 +62,20 @@ def test_every_key_of_a_shape_begins_with_one_of_its_prefixes(shape: str, data: 
     # The guard only runs the pattern on text holding a prefix.
     key = data.draw(st.from_regex(KEY_SHAPES[shape], fullmatch=True))
     assert key.startswith(KEY_PREFIXES[shape])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(
+        st.sampled_from([p for ps in KEY_PREFIXES.values() for p in ps])
+        | st.text(alphabet="skAIzagx_-aiKSyJhpousrtbe", max_size=8),
+        max_size=6,
+    ).map("".join)
+)
+def test_the_prefix_search_finds_exactly_the_texts_holding_a_prefix(text: str) -> None:
+    # The merged pattern stands for the list: text it passes over is never key-checked.
+    holds = any(p in text for ps in KEY_PREFIXES.values() for p in ps)
+    assert (_ANY_PREFIX.search(text) is not None) == holds
 
 
 @pytest.mark.parametrize("shape", sorted(SAMPLES))

@@ -7,6 +7,7 @@ small (walked) or a large document (checked with C-speed passes).
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -118,3 +119,20 @@ def test_exact_bytes_tell_true_one_and_one_point_zero_apart() -> None:
     assert strictjson.exact_json({"b": 1, "a": 2}) != strictjson.exact_json({"a": 2, "b": 1})
     assert strictjson.exact_json({1: "not a string key"}) is None
     assert strictjson.exact_json(2**70) is None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(VALUES | st.tuples(VALUES, st.sets(st.integers(), max_size=3)))
+def test_a_copy_equals_deepcopys_and_shares_no_container_with_the_original(value: Any) -> None:
+    made = strictjson.copied(value)
+    assert typed(made) == typed(copy.deepcopy(value))
+
+    def containers(item: Any) -> list[Any]:
+        if isinstance(item, dict):
+            return [item, *(c for member in item.values() for c in containers(member))]
+        if isinstance(item, list | tuple | set):
+            return [item, *(c for member in item for c in containers(member))]
+        return []
+
+    mutable = {id(c) for c in containers(value) if not isinstance(c, tuple)}
+    assert not mutable & {id(c) for c in containers(made) if not isinstance(c, tuple)}

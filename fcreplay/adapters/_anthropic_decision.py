@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -100,7 +99,7 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
             # Kept by index, not in a list padded up to it: an index of 10**12 in a
             # broken stream must not allocate a list that long.
             block = data.get("content_block")
-            blocks[index] = copy.deepcopy(block) if isinstance(block, dict) else None
+            blocks[index] = strictjson.copied(block) if isinstance(block, dict) else None
         elif kind == "content_block_delta" and isinstance(index, int):
             target = blocks.get(index)
             delta = data.get("delta")

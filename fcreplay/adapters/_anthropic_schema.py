@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+import fcreplay.strictjson as strictjson
 
 _STRICT_STRING_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
@@ -33,12 +34,12 @@ def wire_schema(parameters: dict[str, Any], strict: bool) -> dict[str, Any]:
     boolean schema; a list of types) this function keeps the node as far as it can.
     """
     if not strict:
-        return copy.deepcopy(parameters)
+        return strictjson.copied(parameters)
     return _strict_schema(parameters)
 
 
 def _strict_node(node: Any) -> Any:
-    return _strict_schema(node) if isinstance(node, dict) else copy.deepcopy(node)
+    return _strict_schema(node) if isinstance(node, dict) else strictjson.copied(node)
 
 
 def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +73,7 @@ def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     elif isinstance(all_of, list):
         out["allOf"] = [_strict_node(variant) for variant in all_of]
     elif not has_literals and type_ is not None:
-        out["type"] = copy.deepcopy(type_)
+        out["type"] = strictjson.copied(type_)
 
     description = rest.pop("description", None)
     if description is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -210,7 +209,7 @@ def _merge_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
         if "thoughtSignature" in part:
             previous["thoughtSignature"] = part["thoughtSignature"]
         return
-    parts.append(copy.deepcopy(part))
+    parts.append(strictjson.copied(part))
 
 
 def _decide(
@@ -251,7 +250,7 @@ def _decide(
         finish_reason=finish,
         stop=stop,
         raw_response=raw,
-        assistant_turn=copy.deepcopy(turn),
+        assistant_turn=strictjson.copied(turn),
         model=model,
     )
     # Gemini streams have no end sentinel: a candidate without any finishReason is how
@@ -287,7 +286,7 @@ def _call(part: Mapping[str, Any]) -> ToolCall | None:
         call_id=call_id if isinstance(call_id, str) else None,
         name=name if isinstance(name, str) else "",
         arguments=arguments,
-        raw_arguments=copy.deepcopy(raw),
+        raw_arguments=strictjson.copied(raw),
     )
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
+
+import fcreplay.strictjson as strictjson
 
 _SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
 """Keywords whose values map names to subschemas."""
@@ -38,7 +39,7 @@ def wire_schema(parameters: dict[str, Any], strict: bool) -> dict[str, Any]:
     vanishing silently.
     """
     if not strict:
-        return copy.deepcopy(parameters)
+        return strictjson.copied(parameters)
     transformed: dict[str, Any] = _strict(parameters)
     return transformed
 
@@ -47,7 +48,7 @@ def _strict(schema: Any) -> Any:
     if isinstance(schema, list):
         return [_strict(item) for item in schema]
     if not isinstance(schema, dict):
-        return copy.deepcopy(schema)
+        return strictjson.copied(schema)
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in _SCHEMA_MAPS and isinstance(value, dict):
@@ -55,7 +56,7 @@ def _strict(schema: Any) -> Any:
         elif key in _SCHEMA_KEYS:
             out[key] = _strict(value)
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = strictjson.copied(value)
     if _is_object(out):
         properties = out.setdefault("properties", {})
         if isinstance(properties, dict):

@@ -30,7 +30,6 @@ Choices this adapter makes (see the providers reference, section 5):
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
@@ -112,7 +111,7 @@ def build_request(
     contents: list[Any] = []
     for index, item in enumerate(messages):
         if isinstance(item, WireItem):
-            contents.extend(copy.deepcopy(payload_items(item)))
+            contents.extend(strictjson.copied(payload_items(item)))
         elif item.role == "system":
             if index != 0:
                 raise ValueError("gemini: only a leading system message is supported")
@@ -255,7 +254,7 @@ def _declarations(request_body: Any) -> list[dict[str, Any]]:
 def _declared_schema(declaration: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("parametersJsonSchema", "parameters_json_schema"):
         if isinstance(declaration.get(key), dict):
-            return cast("dict[str, Any]", copy.deepcopy(declaration[key]))
+            return cast("dict[str, Any]", strictjson.copied(declaration[key]))
     if isinstance(declaration.get("parameters"), dict):
         return cast("dict[str, Any]", from_openapi_subset(declaration["parameters"]))
     # A no-argument function is declared without parameters.
@@ -281,7 +280,7 @@ def append_tool_result(
     ]
     return [
         *messages,
-        WireItem(copy.deepcopy(turn)),
+        WireItem(strictjson.copied(turn)),
         WireItem({"role": "user", "parts": responses}),
     ]
 
@@ -309,7 +308,7 @@ def _in_call_order(
 
 
 def _function_response(result: ToolResult, call_id: str | None) -> dict[str, Any]:
-    content = copy.deepcopy(dict(result.content))
+    content = strictjson.copied(dict(result.content))
     response: dict[str, Any] = {}
     if call_id is not None:
         response["id"] = call_id

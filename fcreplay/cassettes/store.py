@@ -23,9 +23,7 @@ Format 1 (no `shared` block, tool lists in every body) is still read.
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +34,7 @@ from fcreplay.atomic import write_text_atomically
 from fcreplay.cassettes import layout, shared
 from fcreplay.cassettes.bodies import BodyLimitError, stream_framing
 from fcreplay.cassettes.bodies import is_json_array_stream as is_json_array_stream
+from fcreplay.cassettes.capped import read_capped
 from fcreplay.cassettes.formats import FORMATS, interaction_items
 from fcreplay.cassettes.framing import encode as encode_events
 from fcreplay.cassettes.interactions import Interaction as Interaction
@@ -119,14 +118,14 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     """Read a cassette with its fcreplay block (see `read_interactions`), within `limits`:
     file size, nesting, YAML aliases and decoded body sizes; past any of them the whole
     file is an InputError saying which limit and how to raise it."""
-    raw = _read_capped(path, limits.max_cassette_bytes)
+    raw = read_capped(path, limits.max_cassette_bytes)
     return _cassette_of(path, raw or b"", limits)
 
 
 def load_cassette_if_any(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette | None:
     """`load_cassette`, or None when there is no file at `path` (without a look first:
     replay opens thousands)."""
-    raw = _read_capped(path, limits.max_cassette_bytes, missing_ok=True)
+    raw = read_capped(path, limits.max_cassette_bytes, missing_ok=True)
     return None if raw is None else _cassette_of(path, raw, limits)
 
 
@@ -175,29 +174,6 @@ def _load_document(path: str | Path, raw: bytes, limits: Limits) -> Any:
     except InputError:
         message = f"not a readable cassette: invalid JSON: {json_error.msg}"
         raise InputError.at(path, json_error.lineno, message) from None
-
-
-def _read_capped(path: str | Path, limit: int, *, missing_ok: bool = False) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            # Asking for `limit + 1` bytes would allocate that much for every file.
-            size = os.fstat(handle.fileno()).st_size
-            raw = handle.read(limit + 1 if size > limit else -1)
-    except OSError as exc:
-        if missing_ok and exc.errno in _MISSING:
-            return None
-        raise InputError.at(path, None, f"cannot read cassette: {exc.strerror or exc}") from None
-    if len(raw) > limit:
-        raise InputError.at(
-            path,
-            None,
-            f"cassette larger than {limit} bytes (the max_cassette_bytes limit); split it "
-            "or raise max_cassette_bytes in the suite configuration if it is trusted",
-        )
-    return raw
-
-
-_MISSING = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF})  # as Path.exists
 
 
 def _load_yaml(path: str | Path, text: str, limits: Limits) -> Any:
