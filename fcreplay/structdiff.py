@@ -155,10 +155,9 @@ def _paired_by_index(before: list[Any], after: list[Any]) -> bool:
     It does unless every item on both sides is a plain value: lists of those it
     aligns by their longest common run (difflib) instead.
     """
-    plain = (str, int, float, bool, type(None))
     return not (
-        all(isinstance(item, plain) for item in before)
-        and all(isinstance(item, plain) for item in after)
+        all(isinstance(item, _PLAIN) for item in before)
+        and all(isinstance(item, _PLAIN) for item in after)
     )
 
 
