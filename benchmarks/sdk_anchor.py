@@ -110,7 +110,8 @@ def build_project(folder: Path) -> dict[str, Any]:
         target.write_text(json.dumps(recorded, ensure_ascii=False), encoding="utf-8")
         units.setdefault(unit.split("/", 1)[0], []).append(unit)
     (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    shutil.copy2(HERE / "sdk_calls.py", project / "sdk_calls.py")
+    for name in ("sdk_calls.py", "calls.py"):
+        shutil.copy2(HERE / name, project / name)
     (project / "conftest.py").write_text(CONFTEST.format(origin=origin), encoding="utf-8")
     for target_name, names in units.items():
         module = project / f"test_{re.sub(r'[^A-Za-z0-9]', '_', target_name)}.py"

@@ -1,7 +1,7 @@
 """Send one recorded request through the official SDK of its API and return the parsed calls.
 
-Copied into the generated pytest project of the pytest-recording anchor
-(`sdk_anchor.py`); nothing here knows about cassettes. The request is the
+Copied, with `calls.py`, into the generated pytest project of the pytest-recording
+anchor (`sdk_anchor.py`); nothing here knows about cassettes. The request is the
 recorded JSON body: keyword arguments the SDK method knows go as arguments, the
 rest as `extra_body`. Streams are consumed the way the SDK documents (chunks
 accumulated; Anthropic's `messages.stream(...).get_final_message()`). An answer
@@ -11,15 +11,13 @@ with an error status raises the SDK's own error (clients never retry).
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import anthropic
 import openai
-
-Call = tuple[str, Any]
+from calls import Call, arguments
 
 
 @dataclass
@@ -48,16 +46,6 @@ def make_clients(origin: str, http_client: Any = None) -> Clients:
         anthropic=anthropic.Anthropic(base_url=origin, api_key="replay", max_retries=0, **extra),
         gemini=gemini,
     )
-
-
-def arguments(text: Any) -> Any:
-    """Arguments sent as JSON text, parsed; anything else as it is."""
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def status_of(error: BaseException) -> int | None:

@@ -262,24 +262,27 @@ def exact_members(value: Any) -> bytes | None:
         known = _EXACT.get(id(member))
         if known is None or known[0] is not member:
             run[key] = member
-            continue
-        if type(key) is not str:
+        elif type(key) is not str:
             return exact_json(value)
-        if run:
-            written = exact_json(run)
-            if written is None:
+        else:
+            if not _written_into(parts, run):
                 return None
-            parts.append(written[1:-1])
-            run = {}
-        parts.append(orjson.dumps(key) + b":" + known[1])
+            parts.append(orjson.dumps(key) + b":" + known[1])
     if not parts:
         return exact_json(value)
+    return b"{" + b",".join(parts) + b"}" if _written_into(parts, run) else None
+
+
+def _written_into(parts: list[bytes], run: dict[str, Any]) -> bool:
+    """Append the members gathered in `run` as JSON without its braces, and empty it;
+    False when they are not plain JSON data."""
     if run:
         written = exact_json(run)
         if written is None:
-            return None
+            return False
         parts.append(written[1:-1])
-    return b"{" + b",".join(parts) + b"}"
+        run.clear()
+    return True
 
 
 def same_members(left: Any, right: Any) -> bool:

@@ -118,8 +118,6 @@ def _leaf(before: Any, after: Any, at: tuple[Any, ...]) -> list[Difference]:
         return [] if _same_number(before, after) else [Difference(pointer(*at), before, after)]
     if kind is list:
         return _grown_or_shrunk(before, after, at)
-    if kind is dict:
-        return _deepdiff(before, after, at)
     return [] if before == after else [Difference(pointer(*at), before, after)]
 
 

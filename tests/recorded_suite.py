@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from fcreplay.cli import run
 from fcreplay.engine import runner
 from fcreplay.engine.runner import RunResult
 from fcreplay.inputs.suite import load_suite
@@ -191,6 +192,13 @@ def recorded_copy(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> P
     copy = tmp_path / "suite"
     shutil.copytree(template, copy)
     return copy
+
+
+def cli(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the command line on the suite's config: exit code, stdout, stderr."""
+    code = run([*args, "--config", str(suite / "fcreplay.toml")])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def edit_argument(cassette: Path, key: str, value: Any, *, interaction: int = 0) -> None:

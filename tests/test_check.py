@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from fcreplay.cli import run
 from fcreplay.inputs.suite import Suite
 from fcreplay.metrics import METRICS
 from fcreplay.render.report_figures import rate
@@ -18,7 +17,7 @@ from fcreplay.schemadiff.result import SchemaDiffEntry, SchemaDiffResult
 from fcreplay.structdiff import MISSING
 
 from .conftest import ROOT
-from .recorded_suite import edit_argument, edit_text, recorded_copy, replay
+from .recorded_suite import cli, edit_argument, edit_text, recorded_copy, replay
 
 
 @pytest.fixture
@@ -68,12 +67,6 @@ def schema(monkeypatch: pytest.MonkeyPatch) -> StandInSchemaDiff:
     stand_in = StandInSchemaDiff()
     stand_in.install(monkeypatch)
     return stand_in
-
-
-def cli(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = run([*args, "--config", str(suite / "fcreplay.toml")])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def baseline(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from fcreplay.cli import run
 from fcreplay.golden.diff import classify
 from fcreplay.golden.store import GoldenEntry, SignatureCount
 
-from .recorded_suite import edit_argument, recorded_copy, replay
+from .recorded_suite import cli, edit_argument, recorded_copy, replay
 
 
 @pytest.fixture
@@ -24,12 +23,6 @@ def recorded(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
 LOOKUP: list[Any] = ["tool_call", ["get_order"], '[{"order_id":"ORD-123456"}]']
 OTHER: list[Any] = ["tool_call", ["get_order"], '[{"order_id":"ORD-999999"}]']
 TEXT: list[Any] = ["text", [], "[]"]
-
-
-def cli(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = run([*args, "--config", str(suite / "fcreplay.toml")])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def update(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:

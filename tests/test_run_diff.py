@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 import fcreplay
-from fcreplay.cli import run
 from fcreplay.engine import runner
 from fcreplay.golden.compare import RunSide
 from fcreplay.golden.rundiff import diff_runs, started_at
@@ -19,7 +18,7 @@ from fcreplay.inputs.suite import load_suite
 from fcreplay.runlog import new_run_id
 from fcreplay.simulator.server import base_urls, running_simulator
 
-from .recorded_suite import CONFIG, SCRIPT, recorded_copy, replay
+from .recorded_suite import CONFIG, SCRIPT, cli, recorded_copy, replay
 from .records import make_record
 
 UNITS = 28
@@ -29,12 +28,6 @@ UNITS = 28
 @pytest.fixture
 def recorded(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     return recorded_copy(tmp_path_factory, tmp_path)
-
-
-def cli(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = run([*args, "--config", str(suite / "fcreplay.toml")])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def log_of(suite: Path, run_id: str) -> Path:

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from fcreplay.cli import run
 from fcreplay.engine.plan import plan_units
 from fcreplay.inputs.suite import load_suite
 from fcreplay.shards import Shard, parse_shard, shard_of
 
 from .conftest import ROOT
-from .recorded_suite import baseline, edit_argument, recorded_copy
+from .recorded_suite import baseline, cli, edit_argument, recorded_copy
 
 RUN_ID = re.compile(r"\d{8}T\d{9}Z-[a-z]+-[0-9a-f]{6}")
 
@@ -26,12 +25,6 @@ def suite(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     # A finding to carry through the shards: a regression with its evidence.
     edit_argument(copy / "cassettes" / "careful" / "auto" / "lookup.json", "order_id", "X-1")
     return copy
-
-
-def cli(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = run([*args, "--config", str(suite / "fcreplay.toml")])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def log_of(out: str) -> Path:

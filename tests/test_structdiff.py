@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,7 +76,23 @@ def test_values_equal_to_python_but_not_in_json_are_told_apart() -> None:
     assert aligned == [Difference("/a/0", "x", MISSING)]
 
 
-def test_equal_declarations_beside_a_change_are_not_handed_to_deepdiff(monkeypatch: Any) -> None:
+@pytest.fixture
+def handed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any]]:
+    """The pairs of values handed to deepdiff during the test."""
+    pairs: list[tuple[Any, Any]] = []
+    original = structdiff._deepdiff
+
+    def spy(left: Any, right: Any, at: tuple[Any, ...]) -> list[Difference]:
+        pairs.append((left, right))
+        return original(left, right, at)
+
+    monkeypatch.setattr(structdiff, "_deepdiff", spy)
+    return pairs
+
+
+def test_equal_declarations_beside_a_change_are_not_handed_to_deepdiff(
+    handed: list[tuple[Any, Any]],
+) -> None:
     tools = [
         {"name": f"tool_{i}", "parameters": {"type": "object", "properties": {"x": {"minimum": i}}}}
         for i in range(20)
@@ -83,28 +100,12 @@ def test_equal_declarations_beside_a_change_are_not_handed_to_deepdiff(monkeypat
     messages = [{"role": "user", "content": "hi"}]
     before = {"system": "Be brief.", "tools": tools, "messages": messages}
     after = {**before, "system": "Be brief and polite.", "tools": copy.deepcopy(tools)}
-    handed: list[tuple[Any, Any]] = []
-    original = structdiff._deepdiff
-
-    def spy(left: Any, right: Any, at: tuple[Any, ...]) -> list[Difference]:
-        handed.append((left, right))
-        return original(left, right, at)
-
-    monkeypatch.setattr(structdiff, "_deepdiff", spy)
     found = differences(before, after)
     assert found == [Difference("/system", "Be brief.", "Be brief and polite.")]
     assert handed == []  # two strings: told apart without deepdiff
 
 
-def test_deepdiff_is_left_what_is_not_plain(monkeypatch: Any) -> None:
-    handed: list[tuple[Any, Any]] = []
-    original = structdiff._deepdiff
-
-    def spy(left: Any, right: Any, at: tuple[Any, ...]) -> list[Difference]:
-        handed.append((left, right))
-        return original(left, right, at)
-
-    monkeypatch.setattr(structdiff, "_deepdiff", spy)
+def test_deepdiff_is_left_what_is_not_plain(handed: list[tuple[Any, Any]]) -> None:
     grown = differences({"required": ["a"]}, {"required": ["a", "b"], "type": "object"})
     assert grown == [
         Difference("/required/1", MISSING, "b"),

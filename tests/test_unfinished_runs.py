@@ -7,21 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from fcreplay.cli import run
 from fcreplay.runlog import read_run_log
 
-from .recorded_suite import recorded_copy, replay
+from .recorded_suite import cli, recorded_copy, replay
 
 
 @pytest.fixture
 def recorded(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     return recorded_copy(tmp_path_factory, tmp_path)
-
-
-def cli(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = run([*args, "--config", str(suite / "fcreplay.toml")])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def stopped_replay(suite: Path, capsys: pytest.CaptureFixture[str]) -> Path:
