@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import zlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from fcreplay.cache import checking
-from fcreplay.cache.pack import copied, read_pack, write_pack
+from fcreplay.cache.pack import MAGIC, copied, read_bodies, read_pack, write_pack
 from fcreplay.cache.stats import StatIndex
 from fcreplay.check import run_check
 from fcreplay.cli import run
@@ -218,6 +219,59 @@ def test_folding_after_the_replay_prints_what_folding_during_it_does(
     assert masked(during[1]) == masked(after[1]) and logged(during[1]) == logged(after[1])
 
 
+def test_packs_written_during_the_replay_are_those_written_after_it(
+    suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
+    during = check(suite, capsys, "--no-cache", "--jobs", "2")  # from the workers' lines
+    written = _stored(suite)
+    monkeypatch.setattr(checking, "_EARLY_FOLD_UNITS", 0)  # from the finished log
+    check(suite, capsys, "--no-cache", "--jobs", "2")
+    assert _stored(suite) == written
+    monkeypatch.undo()
+    warm = check(suite, capsys, "--jobs", "2")
+    assert replayed(warm[2]) == 0
+    assert masked(warm[1]) == masked(during[1]) and logged(warm[1]) == logged(during[1])
+
+
+def _stored(suite: Path) -> dict[str, Any]:
+    """What each pack holds per unit (its lines without run id and timing), and its
+    request bodies."""
+    found: dict[str, Any] = {}
+    for path in sorted((suite / ".fcreplay" / "cache").glob("*.pack")):
+        pack = read_pack(path)
+        assert pack.entries
+        found[path.name] = (
+            pack.bodies(),
+            {
+                label: (
+                    e.key,
+                    re.sub(rb'"elapsed_ms":\d+', b"", pack.stamped([e], "x" * e.size)[1]),
+                    pack.raw(e.digest),
+                    pack.raw(e.share),
+                )
+                for label, e in pack.entries.items()
+            },
+        )
+    return found
+
+
+def test_a_check_that_replays_every_unit_reads_no_entry_of_the_cache(
+    suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cold = check(suite, capsys)
+    for path in (suite / ".fcreplay" / "cache").glob("*.pack"):
+        data = path.read_bytes()
+        header = data.index(b"\n", len(MAGIC)) + 1
+        start = header + json.loads(data[len(MAGIC) : header])["index"]
+        path.write_bytes(data[:start] + b"\x00garbage" + data[start + 8 :])  # its first line
+        assert not read_pack(path).entries and read_bodies(path) is not None
+    assert replayed(check(suite, capsys, "--no-cache")[2]) == ATTEMPTS
+    warm = check(suite, capsys)
+    assert replayed(warm[2]) == 0
+    assert masked(warm[1]) == masked(cold[1]) and logged(warm[1]) == logged(cold[1])
+
+
 def test_a_cassette_behind_a_symlink_is_always_replayed(
     suite: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -266,7 +320,7 @@ def test_an_entry_of_the_wrong_shape_is_replayed_instead(
     pack = read_pack(path)
     entries = {label: copied(pack, entry) for label, entry in pack.entries.items()}
     entries["careful/auto/lookup"] = replace(
-        entries["careful/auto/lookup"], digest=b'{"attempts": "two"}'
+        entries["careful/auto/lookup"], digest=zlib.compress(b'{"attempts": "two"}')
     )
     write_pack(path, entries, pack.bodies())
     (suite / ".fcreplay" / "cache" / "tail.json").unlink()  # so that the digest is needed

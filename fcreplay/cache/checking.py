@@ -22,25 +22,24 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fcreplay.atomic import sweep
 from fcreplay.cache import fold
 from fcreplay.cache.codec import schema_from
 from fcreplay.cache.digest import Digest, digest_from, digest_json, digest_of
 from fcreplay.cache.keys import UnitKeys
 from fcreplay.cache.memo import Memo, read_memo, write_memo
 from fcreplay.cache.pack import Pack
+from fcreplay.cache.packing import PackWriter
 from fcreplay.cache.planned import (
     Planned,
     decoded,
     dumps,
+    packed_digest,
     problem_records,
-    raw_json,
     read_packs,
     schema_key,
     schema_of,
     settle,
     target_key,
-    write_packs,
 )
 from fcreplay.cache.shares import UnitShares, share_json
 from fcreplay.cache.stats import StatIndex
@@ -60,8 +59,8 @@ _EARLY_FOLD_UNITS = 10_000
 """Up to this many units replayed, a target is folded as soon as its last one comes in,
 while the workers replay the rest (the parent would wait idle); above, after the replay:
 what the folds hold, held while the workers run, raised the peak of a 100k-exchange
-check (34,610 units) from 259 to 326 MiB."""
-_IGNORE = "# Written by fcreplay: its check cache, safe to delete at any time.\n*\n"
+check (34,610 units) from 259 to 326 MiB. Up to as many, each target's pack is written
+then too, from its lines held until then."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +152,8 @@ def cached_check(
     units = planned_units(suite, options)
     # Without reading, the units replayed now need no entries: only the others' are kept.
     skip = () if read else {u.label for u in units}
-    packs = read_packs(folder, dict.fromkeys(u.target.name for u in units), skip)
+    names = dict.fromkeys(u.target.name for u in units)
+    packs = read_packs(folder, names, skip, replaced=not read and shard is None)
     planned = []
     folder_name = str(config.cassettes)
     for unit in units:
@@ -178,7 +178,7 @@ def cached_check(
         for p in members:
             if p.entry is not None and kept is None:
                 p.digest = decoded(
-                    lambda d, p=p: digest_from(d, p.ids), raw_json(p.pack, p.entry.digest)
+                    lambda d, p=p: digest_from(d, p.ids), packed_digest(p.pack, p.entry)
                 )
                 p.entry = p.entry if p.digest is not None else None
         with_problems = (
@@ -215,18 +215,21 @@ def cached_check(
     replayed = sum(p.entry is None for p in planned)
     early = fold_target if replayed <= _EARLY_FOLD_UNITS else (lambda name: None)
     digests = _Digests(dict(config.prices), planned, early)
+    packer = PackWriter(folder, planned, shares, reps, hold=replayed <= _EARLY_FOLD_UNITS)
     run = replay(
-        suite, replace(options, observer=shares, reuse=reuse, condense=digests), progress=progress
+        suite,
+        replace(options, observer=shares, reuse=reuse, condense=digests, logged=packer.block),
+        progress=progress,
     )
     by_label = {p.unit.label: p for p in planned}
     for record in run.records:
         by_label[record.unit].records.append(record)
     for p in planned:
-        if p.entry is None:
+        if p.entry is not None:
+            p.share_bytes = p.pack.raw(p.entry.share)
+        elif p.share is None:  # else taken when its pack was written
             p.share = shares.shares[p.path]
             p.share_bytes = dumps(share_json(p.share))
-        else:
-            p.share_bytes = p.pack.raw(p.entry.share)
     for name in targets:
         fold_target(name)  # those with no unit replayed now
     made_from = schema_key(suite, keys, planned)
@@ -257,10 +260,9 @@ def cached_check(
         reused=sum(p.entry is not None for p in planned),
     )
     try:
-        _prepare(folder)
+        packer.prepare()
         index.save()
-        if any(p.entry is None for p in planned):
-            write_packs(folder, planned, run, shares, reps)
+        packer.finish(run)
         if changed:
             write_memo(folder / MEMO, memo)
     except OSError as exc:
@@ -273,11 +275,3 @@ def _digest(p: Planned) -> Digest:
     if p.digest is None:
         p.digest = digest_from(json.loads(zlib.decompress(p.digest_bytes)), p.ids)
     return p.digest
-
-
-def _prepare(folder: Any) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    sweep(folder)
-    for place in (folder, folder.parent if folder.parent.name == ".fcreplay" else None):
-        if place is not None and not (place / ".gitignore").exists():
-            (place / ".gitignore").write_text(_IGNORE, encoding="utf-8")

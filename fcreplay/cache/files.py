@@ -17,6 +17,6 @@ def write_bytes_atomically(path: Path, data: bytes) -> None:
     write_pieces_atomically(path, [data])
 
 
-def write_pieces_atomically(path: Path, pieces: Iterable[bytes]) -> None:
+def write_pieces_atomically(path: Path, pieces: Iterable[bytes | memoryview]) -> None:
     """Replace `path` with `pieces` back to back (never joined in memory), atomically."""
     write_atomically(path, lambda handle: handle.writelines(pieces), sync=False)

@@ -1,14 +1,17 @@
 """The cache's data file: per unit its key, run-log lines, digest and schema-diff share.
 
-Layout: a magic line, a JSON header line (format, fcreplay version, index length,
-CRC-32 of the rest), a small JSON index, then a blob: the run-log lines back to back
-(in the plan order of the run that wrote them), then each unit's digest and share
-and the request bodies the shares refer to, as JSON, read only when needed. Each
-line is kept with where its run id is, so a new run's id is put in when the line is
-copied to a new log. A file that fails a check is not read at all; an entry that
-fails its own is a miss. Only JSON is parsed: nothing in the file can run code.
-The blob is not held in memory: its parts are read from the file when used (the file
-stays open, so a check writing a new one meanwhile changes nothing of what is read).
+Layout: a magic line, a JSON header line (format, fcreplay version, index length, the
+CRC-32 of the index and of each part of the rest), a small JSON index, then a blob: the
+run-log lines back to back (in the plan order of the run that wrote them), then each
+unit's digest (zlib-compressed JSON, as its worker made it) and share (JSON), then the
+request bodies the shares refer to (JSON), each read only when needed. Each line is
+kept with where its run id is, so a new run's id is put in when the line is copied to
+a new log. A file that fails a check is not read at all; an entry that fails its own is
+a miss. Only JSON is parsed: nothing in the file can run code. The blob is not held in
+memory: its parts are read from the file when used (the file stays open, so a check
+writing a new one meanwhile changes nothing of what is read). The entries' part is
+checked only when an entry is kept, so a check that replays every unit reads the index
+and the bodies alone.
 """
 
 from __future__ import annotations
@@ -17,16 +20,16 @@ import json
 import os
 import weakref
 import zlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from fcreplay.cache.files import write_pieces_atomically
 from fcreplay.version import __version__
 
 MAGIC = b"fcreplay-check-cache\n"
-FORMAT = 2
+FORMAT = 3
 
 Line = tuple[int, int, int, int]
 """A line in the blob: start, length, where its run id starts in it, the id's length."""
@@ -89,6 +92,9 @@ class Pack:
     bodies_span: Span = (0, 0)
     body_hashes: frozenset[str] = frozenset()
     """The fingerprint hashes `bodies` holds (without reading it)."""
+    unread: Path | None = None
+    """The file, when it was left unread since every unit of its target is replayed now
+    (its request bodies are read when the next pack is written: `read_bodies`)."""
     _bodies: dict[str, Any] | None = None
 
     def raw(self, span: Span) -> bytes:
@@ -154,6 +160,34 @@ def read_pack(path: Path, skip: Collection[str] = ()) -> Pack:
         return Pack()  # damaged, or another fcreplay's: start over
 
 
+def read_bodies(path: Path) -> tuple[bytes, frozenset[str]] | None:
+    """The request bodies of the pack at `path` as it holds them (JSON bytes, and their
+    fingerprint hashes), its entries left unread; None when there is none or it fails a check."""
+    pack = read_pack(path, _EVERY)
+    if pack.source is None:
+        return None
+    try:
+        return pack.raw(pack.bodies_span), pack.body_hashes
+    except (OSError, ValueError):
+        return None
+
+
+class _Every:
+    """Every label (`read_pack` then keeps no entry)."""
+
+    def __contains__(self, label: object) -> bool:
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_EVERY: Collection[str] = _Every()
+
+
 def _parse(descriptor: int, skip: Collection[str]) -> Pack:
     with os.fdopen(os.dup(descriptor), "rb") as stream:
         if stream.read(len(MAGIC)) != MAGIC:
@@ -168,35 +202,51 @@ def _parse(descriptor: int, skip: Collection[str]) -> Pack:
         if not (type(size) is int and size >= 0):
             raise ValueError("damaged")
         index_bytes = stream.read(size)
-        crc, rest = zlib.crc32(index_bytes), 0
-        # The rest is checked as it is read, not held: a large suite's blob is large.
-        while block := stream.read(_READ_BYTES):
-            crc = zlib.crc32(block, crc)
-            rest += len(block)
-        if len(index_bytes) != size or crc != header["crc"]:
+        if len(index_bytes) != size or zlib.crc32(index_bytes) != header["crc"]:
             raise ValueError("damaged")
         base = len(MAGIC) + len(first) + size
-    index = json.loads(index_bytes)
-    entries = {}
-    for label, (key, start, lengths, at, size, digest, share) in index["units"].items():
-        if label in skip:
-            continue
-        if not (isinstance(key, str) and isinstance(label, str) and isinstance(lengths, list)):
-            raise ValueError("damaged")
-        numbers = (start, at, size, *lengths)
-        if not all(type(n) is int and n >= 0 for n in numbers):
-            raise ValueError("damaged")
-        if start + sum(lengths) > rest or any(at + size > n for n in lengths):
-            raise ValueError("damaged")
-        entries[label] = Entry(
-            key, start, tuple(lengths), at, size, _span(digest, rest), _span(share, rest)
-        )
+        rest = os.fstat(descriptor).st_size - base
+        index = json.loads(index_bytes)
+        bodies = _span(index["bodies"], rest)
+        if sum(bodies) != rest:
+            raise ValueError("damaged")  # the bodies are the blob's last part
+        entries = {}
+        for label, (key, start, lengths, at, size, digest, share) in index["units"].items():
+            if label in skip:
+                continue
+            if not (isinstance(key, str) and isinstance(label, str) and isinstance(lengths, list)):
+                raise ValueError("damaged")
+            numbers = (start, at, size, *lengths)
+            if not all(type(n) is int and n >= 0 for n in numbers):
+                raise ValueError("damaged")
+            if start + sum(lengths) > rest or any(at + size > n for n in lengths):
+                raise ValueError("damaged")
+            entries[label] = Entry(
+                key, start, tuple(lengths), at, size, _span(digest, rest), _span(share, rest)
+            )
+        # Each part is checked as it is read, not held: a large suite's blob is large.
+        parts = [(0, bodies[0], header["parts"][0])] if entries else []
+        for start, length, crc in [*parts, (*bodies, header["parts"][1])]:
+            if _crc(stream, base + start, length) != crc:
+                raise ValueError("damaged")
     hashes = index["body_hashes"]
     if not (isinstance(hashes, list) and all(isinstance(h, str) for h in hashes)):
         raise ValueError("damaged")
-    bodies = _span(index["bodies"], rest)
     # Made last: from here on the descriptor is the blob's to close.
     return Pack(entries, _Blob(descriptor, base, rest), bodies, frozenset(hashes))
+
+
+def _crc(stream: BinaryIO, start: int, length: int) -> int:
+    """The CRC-32 of `length` bytes of `stream` from `start` (ValueError: fewer there)."""
+    stream.seek(start)
+    crc = 0
+    while length > 0:
+        block = stream.read(min(length, _READ_BYTES))
+        if not block:
+            raise ValueError("damaged")
+        crc = zlib.crc32(block, crc)
+        length -= len(block)
+    return crc
 
 
 def _span(value: Any, blob: int) -> Span:
@@ -209,10 +259,10 @@ def _span(value: Any, blob: int) -> Span:
 @dataclass(frozen=True)
 class NewEntry:
     """An entry to write: its lines back to back, each one's length, where the run id
-    starts in each and its length, and its digest and share as JSON bytes."""
+    starts in each and its length, its digest (zlib-compressed JSON) and share (JSON)."""
 
     key: str
-    lines: bytes
+    lines: bytes | memoryview
     lengths: tuple[int, ...]
     at: int
     size: int
@@ -236,12 +286,13 @@ def write_pack(
 ) -> None:
     """Write the pack (atomically: a reader sees the old file or the new); `kept`: the
     bodies as the old pack holds them (JSON bytes and hashes), written as they are."""
-    pieces: list[bytes] = []
-    offset = 0
+    pieces: list[bytes | memoryview] = []
+    offset = crc = 0
 
-    def put(data: bytes) -> list[int]:
-        nonlocal offset
+    def put(data: bytes | memoryview) -> list[int]:
+        nonlocal offset, crc
         pieces.append(data)
+        crc = zlib.crc32(data, crc)
         offset += len(data)
         return [offset - len(data), len(data)]
 
@@ -258,6 +309,7 @@ def write_pack(
         ]
         for label, entry in entries.items()
     }
+    lines_crc, crc = crc, 0
     if kept is not None:
         where, hashes = put(kept[0]), sorted(kept[1])
     else:
@@ -267,8 +319,12 @@ def write_pack(
         )
     document = {"units": units, "bodies": where, "body_hashes": hashes}
     index = json.dumps(document, separators=(",", ":")).encode()
-    crc = zlib.crc32(index)
-    for piece in pieces:  # not joined: a large suite's pieces add up to much
-        crc = zlib.crc32(piece, crc)
-    header = {"format": FORMAT, "fcreplay": __version__, "index": len(index), "crc": crc}
+    header = {
+        "format": FORMAT,
+        "fcreplay": __version__,
+        "index": len(index),
+        "crc": zlib.crc32(index),
+        "parts": [lines_crc, crc],
+    }
+    # Not joined: a large suite's pieces add up to much.
     write_pieces_atomically(path, [MAGIC + json.dumps(header).encode() + b"\n", index, *pieces])

@@ -20,11 +20,10 @@ from fcreplay.cache.codec import ShapeError
 from fcreplay.cache.digest import Digest
 from fcreplay.cache.keys import UnitKeys
 from fcreplay.cache.memo import key_of
-from fcreplay.cache.pack import Entry, NewEntry, Pack, copied, read_pack, write_pack
+from fcreplay.cache.pack import Entry, Pack, read_pack
 from fcreplay.cache.shares import Share, UnitShares, share_from
 from fcreplay.cache.stats import StatIndex
 from fcreplay.engine.plan import Unit
-from fcreplay.engine.runner import RunResult
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptRecord
 from fcreplay.runmarks import RunScope
@@ -48,7 +47,8 @@ class Planned:
     """The cache entry the unit is taken from; None: it is replayed."""
     digest: Digest | None = None
     digest_bytes: bytes = b""
-    """Its digest as JSON, zlib-compressed, when replayed now (as its worker made it)."""
+    """Its digest as JSON, zlib-compressed, when replayed now (as its worker made it; its
+    pack keeps it so: `packing.stored_digest`)."""
     share: Share | None = None
     share_bytes: bytes = b""
     problems: list[AttemptRecord] = field(default_factory=list)
@@ -65,8 +65,14 @@ def pack_path(folder: Path, target: str) -> Path:
     return folder / f"{target}.pack"
 
 
-def read_packs(folder: Path, targets: Iterable[str], skip: Collection[str] = ()) -> dict[str, Pack]:
-    """The pack of each target (without the entries of the units in `skip`)."""
+def read_packs(
+    folder: Path, targets: Iterable[str], skip: Collection[str] = (), *, replaced: bool = False
+) -> dict[str, Pack]:
+    """The pack of each target (without the entries of the units in `skip`); `replaced`:
+    every unit of these targets is replayed now, so that no entry is wanted and nothing
+    is read (the next pack may keep the old one's request bodies: read when it is written)."""
+    if replaced:
+        return {name: Pack(unread=pack_path(folder, name)) for name in targets}
     return {name: read_pack(pack_path(folder, name), skip) for name in targets}
 
 
@@ -161,6 +167,14 @@ def raw_json(pack: Pack, span: tuple[int, int]) -> Any:
         return None
 
 
+def packed_digest(pack: Pack, entry: Entry) -> Any:
+    """The JSON value of an entry's digest (stored compressed); None when damaged."""
+    try:
+        return json.loads(zlib.decompress(pack.raw(entry.digest)))
+    except (ValueError, zlib.error):
+        return None
+
+
 def problem_records(pack: Pack, entry: Entry) -> list[AttemptRecord]:
     """The unit's attempts that drifted or found no recording, read from its lines."""
     lengths, data = pack.stamped([entry], _PLACEHOLDER)
@@ -179,94 +193,3 @@ def problem_records(pack: Pack, entry: Entry) -> list[AttemptRecord]:
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def write_packs(
-    folder: Path, planned: list[Planned], run: RunResult, shares: UnitShares, reps: int
-) -> None:
-    """Rewrite the pack of each target that had a unit replayed (others stay as they are).
-
-    The finished log is read one target at a time (a target's units are together in
-    plan order), so no more than one target's lines are held."""
-    targets: dict[str, list[Planned]] = {}
-    for p in planned:
-        targets.setdefault(p.unit.target.name, []).append(p)
-    if _attempt_lines(run.log_path) != len(planned) * reps:
-        return  # not the log this run should have written: cache nothing from it
-    marker = b'"run_id":"' + run.run_id.encode() + b'"'
-    with run.log_path.open("rb") as log:
-        log.readline()  # the run header
-        for name, members in targets.items():
-            lines = [log.readline() for _ in range(len(members) * reps)]
-            if all(p.entry is not None for p in members):
-                continue
-            found = [line.find(marker) for line in lines]
-            if any(at < 0 for at in found):
-                return  # not the log this run should have written: cache nothing more
-            pack = members[0].pack
-            labels = {p.unit.label for p in members}
-            entries = {
-                label: copied(pack, e) for label, e in pack.entries.items() if label not in labels
-            }
-            # The requests each entry's share refers to: read from a kept share, known
-            # for a new one (parsing every share again would cost as much as a fold).
-            known: dict[str, Share] = {}
-            for position, p in enumerate(members):
-                if p.entry is not None:
-                    entries[p.unit.label] = copied(pack, p.entry)
-                elif p.key is not None and p.digest_bytes:
-                    mine = range(position * reps, (position + 1) * reps)
-                    if len({found[i] for i in mine}) != 1:
-                        continue  # its lines are not laid out alike: not kept
-                    entries[p.unit.label] = NewEntry(
-                        p.key,
-                        b"".join(lines[i] for i in mine),
-                        tuple(len(lines[i]) for i in mine),
-                        found[mine[0]] + len(b'"run_id":"'),
-                        len(run.run_id),
-                        zlib.decompress(p.digest_bytes),
-                        p.share_bytes,
-                    )
-                    if p.share is not None:
-                        known[p.unit.label] = p.share
-            del lines
-            _write(pack_path(folder, name), pack, entries, shares, known)
-
-
-def _attempt_lines(path: Path) -> int:
-    """The lines of a finished log between its header and its run-end (-1: not one)."""
-    count, last = 0, b""
-    with path.open("rb") as log:
-        while block := log.read(_READ_BYTES):
-            count += block.count(b"\n")
-            last = block
-    return count - 2 if last.endswith(b"\n") else -1
-
-
-_READ_BYTES = 1 << 20
-
-
-def _write(
-    path: Path,
-    pack: Pack,
-    entries: dict[str, NewEntry],
-    shares: UnitShares,
-    known: dict[str, Share],
-) -> None:
-    wanted: set[str] = set()
-    for label, entry in entries.items():
-        share = known.get(label)
-        if share is not None:
-            wanted.update(hashed for _, hashed, _ in share.seen)
-            continue
-        try:
-            wanted.update(hashed for _, hashed, _ in json.loads(entry.share)[0])
-        except (ValueError, TypeError, IndexError):
-            continue
-    if wanted <= pack.body_hashes:
-        # No request of a new kind: the bodies are written as they were read.
-        write_pack(path, entries, {}, kept=(pack.raw(pack.bodies_span), pack.body_hashes))
-        return
-    bodies = dict(pack.bodies())
-    bodies.update({hashed: [body, uri] for hashed, (body, uri) in shares.bodies.items()})
-    write_pack(path, entries, {h: bodies[h] for h in sorted(wanted) if h in bodies})

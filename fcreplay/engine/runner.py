@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # the pools (multiprocessing, concurrent.futures) load only w
     from fcreplay.engine.pools import Chunk, Condense
 
 RecordMode = Literal["all", "once", "new_episodes"]
+Logged = Callable[[str, Sequence[AttemptKey], Sequence[int], bytes], None]
+"""Takes the run id, and lines of the log: each one's attempt and length, their bytes."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class ReplayOptions(RunOptions):
     condense: Condense | None = None
     """What is kept of each unit's records, made where it ran; the run's `records` are
     then only those it `keeps`."""
+    logged: Logged | None = None
+    """Also given each block of lines that worker processes made, once the log has it."""
 
 
 @dataclass(frozen=True)
@@ -164,6 +168,7 @@ def replay(suite: Suite, options: ReplayOptions, *, progress: Progress | None = 
             mode="replay",
             reuse=reuse,
             condense=options.condense,
+            logged=options.logged,
         )
 
 
@@ -194,6 +199,7 @@ def _run(
     mode: str,
     reuse: Reuse | None = None,
     condense: Condense | None = None,
+    logged: Logged | None = None,
 ) -> RunResult:
     """Run every planned attempt and return the records of this run.
 
@@ -293,6 +299,8 @@ def _run(
 
         def emit_block(chunk: Chunk) -> None:
             writer.append_block(chunk.keys, chunk.sizes, chunk.block)
+            if logged is not None:
+                logged(run_id, chunk.keys, chunk.sizes, chunk.block)
             records.extend(chunk.records)
             for verdict, unit, attempt in chunk.seen:
                 progress.advance_by(verdict, unit, attempt)

@@ -1,0 +1,226 @@
+"""Writing check's cache: the pack of each target that had a unit replayed, once it is in.
+
+With worker processes the parent gets each chunk's run-log lines as one block (the
+runner's `logged`); the blocks are held until every replayed unit of a target is in,
+and the target's pack is written then, while the workers replay the rest. It is
+written at the next block, since a chunk's digests and shares come in after its lines.
+What is left is written after the replay: from the held lines, or from the finished
+log when they were not held (one process, or a run too large to hold them: `hold`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from fcreplay.atomic import sweep
+from fcreplay.cache.pack import NewEntry, Pack, copied, read_bodies, write_pack
+from fcreplay.cache.planned import Planned, dumps, pack_path
+from fcreplay.cache.shares import Share, UnitShares, share_json
+from fcreplay.engine.runner import RunResult
+from fcreplay.record import AttemptKey
+
+Lines = list[tuple[bytes, int, int]]
+"""A unit's lines, in attempt order: the bytes each is in, its start there and its length."""
+
+_IGNORE = "# Written by fcreplay: its check cache, safe to delete at any time.\n*\n"
+_READ_BYTES = 1 << 20
+_MARKER = b'"run_id":"'
+
+
+class PackWriter:
+    """Writes the packs of the targets that had a unit replayed (others stay as they are)."""
+
+    def __init__(
+        self, folder: Path, planned: list[Planned], shares: UnitShares, reps: int, *, hold: bool
+    ) -> None:
+        self._folder, self._shares, self._reps, self._hold = folder, shares, reps, hold
+        self._planned = planned
+        self._targets: dict[str, list[Planned]] = {}
+        for p in planned:
+            self._targets.setdefault(p.unit.target.name, []).append(p)
+        self._replayed = {p.ids for p in planned if p.entry is None}
+        left = {name: sum(p.entry is None for p in ps) * reps for name, ps in self._targets.items()}
+        self._left = {name: count for name, count in left.items() if count}
+        """Per target with a unit replayed, the lines still to come."""
+        self._held: dict[tuple[str, str, str], Lines] = {}
+        self._ready: list[str] = []
+        self._written: set[str] = set()
+        self._prepared = False
+        self._failed: OSError | None = None
+
+    def block(
+        self, run_id: str, keys: Sequence[AttemptKey], sizes: Sequence[int], data: bytes
+    ) -> None:
+        """Take a block of lines the workers made, as the log gets it (the runner's `logged`)."""
+        if not self._hold or self._failed is not None:
+            return
+        self._write_ready(run_id)
+        held, left, offset = self._held, self._left, 0
+        for key, size in zip(keys, sizes, strict=True):
+            ids = (key[0], key[1], key[2])
+            if ids in self._replayed:
+                held.setdefault(ids, []).append((data, offset, size))
+                left[key[0]] -= 1
+                if not left[key[0]]:
+                    self._ready.append(key[0])
+            offset += size
+
+    def finish(self, run: RunResult) -> None:
+        """Write what is left, once the replay has ended (OSError: a pack was not written)."""
+        self.prepare()
+        self._write_ready(run.run_id)
+        if self._failed is not None:
+            raise self._failed
+        self._held.clear()
+        rest = [name for name in self._left if name not in self._written]
+        if rest:
+            self._from_log(run, rest)
+
+    def prepare(self) -> None:
+        """Make the cache folder (once), clear what killed writers left, keep it out of git."""
+        if self._prepared:
+            return
+        folder = self._folder
+        folder.mkdir(parents=True, exist_ok=True)
+        sweep(folder)
+        for place in (folder, folder.parent if folder.parent.name == ".fcreplay" else None):
+            if place is not None and not (place / ".gitignore").exists():
+                (place / ".gitignore").write_text(_IGNORE, encoding="utf-8")
+        self._prepared = True
+
+    def _write_ready(self, run_id: str) -> None:
+        # Targets whose last lines came in an earlier block: their digests and shares are in.
+        ready, self._ready = self._ready, []
+        for name in ready:
+            if self._failed is not None:
+                return
+            try:
+                self.prepare()
+                self._write(name, run_id, lambda p: self._held.pop(p.ids, None))
+            except OSError as exc:
+                self._failed = exc  # reported when the replay has ended, as a later one is
+
+    def _from_log(self, run: RunResult, names: list[str]) -> None:
+        """Write the packs of `names` from the finished log, read one target at a time (a
+        target's units are together in plan order), so that one target's lines are held."""
+        if _attempt_lines(run.log_path) != len(self._planned) * self._reps:
+            return  # not the log this run should have written: cache nothing from it
+        wanted = set(names)
+        with run.log_path.open("rb") as log:
+            log.readline()  # the run header
+            for name, members in self._targets.items():
+                lines = [log.readline() for _ in range(len(members) * self._reps)]
+                if name not in wanted:
+                    continue
+                reps = self._reps
+                mine = {
+                    p.ids: [(line, 0, len(line)) for line in lines[i * reps : (i + 1) * reps]]
+                    for i, p in enumerate(members)
+                }
+                del lines
+                self._write(name, run.run_id, _from(mine))
+
+    def _write(self, name: str, run_id: str, lines_of: Callable[[Planned], Lines | None]) -> None:
+        members = self._targets[name]
+        pack = members[0].pack
+        labels = {p.unit.label for p in members}
+        entries = {
+            label: copied(pack, e) for label, e in pack.entries.items() if label not in labels
+        }
+        # The requests each entry's share refers to: read from a kept share, known for a
+        # new one (parsing every share again would cost as much as a fold).
+        known: dict[str, Share] = {}
+        for p in members:
+            if p.entry is not None:
+                entries[p.unit.label] = copied(pack, p.entry)
+                continue
+            lines = lines_of(p)
+            if p.share is None:
+                p.share = self._shares.shares[p.path]
+                p.share_bytes = dumps(share_json(p.share))
+            digest = stored_digest(p)
+            if lines is None or p.key is None or not digest:
+                continue
+            entry = _entry(p.key, lines, run_id, self._reps, digest, p.share_bytes)
+            if entry is not None:
+                entries[p.unit.label] = entry
+                known[p.unit.label] = p.share
+        _write_pack(pack_path(self._folder, name), pack, entries, self._shares, known)
+        self._written.add(name)
+
+
+def _from(lines: dict[tuple[str, str, str], Lines]) -> Callable[[Planned], Lines | None]:
+    return lambda p: lines.get(p.ids)
+
+
+def stored_digest(p: Planned) -> bytes:
+    """A replayed unit's digest as its pack keeps it (zlib-compressed JSON): as the worker
+    sent it (b"": none)."""
+    return p.digest_bytes
+
+
+def _entry(
+    key: str, lines: Lines, run_id: str, reps: int, digest: bytes, share: bytes
+) -> NewEntry | None:
+    """A replayed unit's entry; None when its lines are not all there, or not laid out
+    alike (each with this run's id at the same place)."""
+    if len(lines) != reps:
+        return None
+    marker = _MARKER + run_id.encode() + b'"'
+    found = {data.find(marker, start, start + length) - start for data, start, length in lines}
+    if len(found) != 1 or min(found) < 0:
+        return None
+    first = lines[0][0]
+    ends = [start + length for _, start, length in lines]
+    if all(data is first for data, _, _ in lines) and all(
+        start == end for (_, start, _), end in zip(lines[1:], ends, strict=False)
+    ):
+        joined: bytes | memoryview = memoryview(first)[lines[0][1] : ends[-1]]
+    else:
+        joined = b"".join(data[start : start + length] for data, start, length in lines)
+    lengths = tuple(length for _, _, length in lines)
+    return NewEntry(key, joined, lengths, found.pop() + len(_MARKER), len(run_id), digest, share)
+
+
+def _attempt_lines(path: Path) -> int:
+    """The lines of a finished log between its header and its run-end (-1: not one)."""
+    count, last = 0, b""
+    with path.open("rb") as log:
+        while block := log.read(_READ_BYTES):
+            count += block.count(b"\n")
+            last = block
+    return count - 2 if last.endswith(b"\n") else -1
+
+
+def _write_pack(
+    path: Path,
+    pack: Pack,
+    entries: dict[str, NewEntry],
+    shares: UnitShares,
+    known: dict[str, Share],
+) -> None:
+    wanted: set[str] = set()
+    for label, entry in entries.items():
+        share = known.get(label)
+        if share is not None:
+            wanted.update(hashed for _, hashed, _ in share.seen)
+            continue
+        try:
+            wanted.update(hashed for _, hashed, _ in json.loads(entry.share)[0])
+        except (ValueError, TypeError, IndexError):
+            continue
+    kept = None
+    if pack.unread is not None:
+        kept = read_bodies(pack.unread)
+    elif wanted <= pack.body_hashes:
+        kept = (pack.raw(pack.bodies_span), pack.body_hashes)
+    if kept is not None and wanted <= kept[1]:
+        # No request of a new kind: the bodies are written as they were read.
+        write_pack(path, entries, {}, kept=kept)
+        return
+    bodies: dict[str, Any] = dict(pack.bodies())
+    bodies.update({hashed: [body, uri] for hashed, (body, uri) in shares.bodies.items()})
+    write_pack(path, entries, {h: bodies[h] for h in sorted(wanted) if h in bodies})
