@@ -33,6 +33,7 @@ from fcreplay.runlog import (
     run_log_path,
 )
 from fcreplay.runmarks import RunEnd, RunHeader, RunScope
+from fcreplay.runorder import OrderedBlocks
 from fcreplay.shards import Shard
 
 if TYPE_CHECKING:  # the pools (multiprocessing, concurrent.futures) load only when used
@@ -106,7 +107,7 @@ class ReplayOptions(RunOptions):
     """What is kept of each unit's records, made where it ran; the run's `records` are
     then only those it `keeps`."""
     logged: Logged | None = None
-    """Also given each block of lines that worker processes made, once the log has it."""
+    """Also given each block of log lines that worker processes made, as they come back."""
 
 
 @dataclass(frozen=True)
@@ -288,6 +289,7 @@ def _run(
     with writer:
         if not options.resume:
             writer.start(RunHeader(run_id, mode, fingerprint))
+        blocks = OrderedBlocks(writer, (k for k in order if k not in done and k not in reused))
 
         def emit(record: AttemptRecord) -> None:
             line = writer.checked_line(record)
@@ -298,7 +300,7 @@ def _run(
             progress.advance(record)
 
         def emit_block(chunk: Chunk) -> None:
-            writer.append_block(chunk.keys, chunk.sizes, chunk.block)
+            blocks.add(chunk.keys, chunk.sizes, chunk.block)
             if logged is not None:
                 logged(run_id, chunk.keys, chunk.sizes, chunk.block)
             records.extend(chunk.records)
@@ -334,7 +336,9 @@ def _run(
             else:
                 for unit in run.units:
                     run_unit(unit)
+            blocks.flush()
         except BaseException as exc:
+            blocks.flush()  # what came back is logged
             # The log says it is unfinished, so nobody takes it for a whole run.
             reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else _first_line(exc)
             writer.end(RunEnd(run_id, source.label, False, len(writer.spans), reason, scope))
