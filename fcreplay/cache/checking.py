@@ -205,11 +205,11 @@ def cached_check(
         made = fold.target_fold(name, [(p.ids, _digest(p)) for p in members], config.golden, scope)
         for p in members:
             p.digest = None  # one target's digests at a time, not the run's
-        data = json.loads(dumps(fold.fold_json(made)))
-        folds[name] = fold.fold_from(data)
+        raw = dumps(fold.fold_json(made))
+        folds[name] = fold.fold_from(json.loads(raw))
         key = target_keys[name]
         if key is not None:
-            memo.targets[name] = (key, data)
+            memo.targets[name] = (key, raw)
             changed = True
 
     replayed = sum(p.entry is None for p in planned)
@@ -235,9 +235,9 @@ def cached_check(
     made_from = schema_key(suite, keys, planned)
     schema = decoded(schema_from, memo.schema_result(made_from)) if read else None
     if schema is None:
-        data = json.loads(dumps(schema_of(suite, planned, shares).to_json()))
-        schema = schema_from(data)
-        memo.schema = (made_from, data)
+        raw = dumps(schema_of(suite, planned, shares).to_json())
+        schema = schema_from(json.loads(raw))
+        memo.schema = (made_from, raw)
         changed = True
     ordered = [folds[name] for name in targets]
     problems = [

@@ -20,7 +20,8 @@ FORMAT = 1
 
 @dataclass
 class Memo:
-    """Per target name and for the schema diff: (key, JSON value)."""
+    """Per target name and for the schema diff: (key, JSON value), the value as read, or
+    as its JSON bytes when made by this run (written as they are)."""
 
     targets: dict[str, tuple[str, Any]] = field(default_factory=dict)
     schema: tuple[str, Any] | None = None
@@ -28,11 +29,16 @@ class Memo:
     def target(self, name: str, key: str) -> Any:
         """The fold kept for target `name` under `key`, or None."""
         kept = self.targets.get(name)
-        return kept[1] if kept is not None and kept[0] == key else None
+        return _value(kept[1]) if kept is not None and kept[0] == key else None
 
     def schema_result(self, key: str) -> Any:
         """The schema-diff result kept under `key`, or None."""
-        return self.schema[1] if self.schema is not None and self.schema[0] == key else None
+        kept = self.schema
+        return _value(kept[1]) if kept is not None and kept[0] == key else None
+
+
+def _value(kept: Any) -> Any:
+    return json.loads(kept) if isinstance(kept, bytes) else kept
 
 
 def read_memo(path: Path) -> Memo:
@@ -58,14 +64,27 @@ def read_memo(path: Path) -> Memo:
 
 
 def write_memo(path: Path, memo: Memo) -> None:
-    """Write the memo whole."""
-    document = {
-        "format": FORMAT,
-        "fcreplay": __version__,
-        "targets": {name: list(kept) for name, kept in memo.targets.items()},
-        "schema": None if memo.schema is None else list(memo.schema),
-    }
-    write_bytes_atomically(path, json.dumps(document, separators=(",", ":")).encode())
+    """Write the memo whole (the values this run made as their bytes are, not encoded again)."""
+    head = json.dumps({"format": FORMAT, "fcreplay": __version__}, separators=(",", ":"))
+    targets = b",".join(_encoded(name) + b":" + _pair(kept) for name, kept in memo.targets.items())
+    schema = b"null" if memo.schema is None else _pair(memo.schema)
+    document = [head.encode()[:-1], b',"targets":{', targets, b'},"schema":', schema, b"}"]
+    write_bytes_atomically(path, b"".join(document))
+
+
+def _pair(kept: tuple[str, Any]) -> bytes:
+    key, value = kept
+    return (
+        b"["
+        + _encoded(key)
+        + b","
+        + (value if isinstance(value, bytes) else _encoded(value))
+        + b"]"
+    )
+
+
+def _encoded(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
 
 
 def key_of(parts: Iterable[bytes | str]) -> str:
