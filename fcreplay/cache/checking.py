@@ -41,7 +41,7 @@ from fcreplay.cache.planned import (
     settle,
     target_key,
 )
-from fcreplay.cache.shares import UnitShares, share_json
+from fcreplay.cache.shares import UnitShares
 from fcreplay.cache.stats import StatIndex
 from fcreplay.engine.plan import Unit
 from fcreplay.engine.progress import Progress
@@ -229,7 +229,7 @@ def cached_check(
             p.share_bytes = p.pack.raw(p.entry.share)
         elif p.share is None:  # else taken when its pack was written
             p.share = shares.shares[p.path]
-            p.share_bytes = dumps(share_json(p.share))
+            p.share_bytes = shares.encoded(p.share)
     for name in targets:
         fold_target(name)  # those with no unit replayed now
     made_from = schema_key(suite, keys, planned)

@@ -17,8 +17,8 @@ from typing import Any
 
 from fcreplay.atomic import sweep
 from fcreplay.cache.pack import NewEntry, Pack, copied, read_bodies, write_pack
-from fcreplay.cache.planned import Planned, dumps, pack_path
-from fcreplay.cache.shares import Share, UnitShares, share_json
+from fcreplay.cache.planned import Planned, pack_path
+from fcreplay.cache.shares import Share, UnitShares
 from fcreplay.engine.runner import RunResult
 from fcreplay.record import AttemptKey
 
@@ -140,7 +140,7 @@ class PackWriter:
             lines = lines_of(p)
             if p.share is None:
                 p.share = self._shares.shares[p.path]
-                p.share_bytes = dumps(share_json(p.share))
+                p.share_bytes = self._shares.encoded(p.share)
             digest = stored_digest(p)
             if lines is None or p.key is None or not digest:
                 continue
@@ -170,19 +170,21 @@ def _entry(
     if len(lines) != reps:
         return None
     marker = _MARKER + run_id.encode() + b'"'
-    found = {data.find(marker, start, start + length) - start for data, start, length in lines}
-    if len(found) != 1 or min(found) < 0:
+    first, begin, length = lines[0]
+    at = first.find(marker, begin, begin + length) - begin
+    if at < 0 or not all(d.startswith(marker, s + at, s + n) for d, s, n in lines[1:]):
         return None
-    first = lines[0][0]
-    ends = [start + length for _, start, length in lines]
-    if all(data is first for data, _, _ in lines) and all(
-        start == end for (_, start, _), end in zip(lines[1:], ends, strict=False)
-    ):
-        joined: bytes | memoryview = memoryview(first)[lines[0][1] : ends[-1]]
+    end = begin
+    joined: bytes | memoryview = b""
+    for data, start, length in lines:
+        if data is not first or start != end:
+            joined = b"".join(d[s : s + n] for d, s, n in lines)
+            break
+        end += length
     else:
-        joined = b"".join(data[start : start + length] for data, start, length in lines)
-    lengths = tuple(length for _, _, length in lines)
-    return NewEntry(key, joined, lengths, found.pop() + len(_MARKER), len(run_id), digest, share)
+        joined = memoryview(first)[begin:end]  # the usual case: one stretch of one block
+    lengths = tuple(n for _, _, n in lines)
+    return NewEntry(key, joined, lengths, at + len(_MARKER), len(run_id), digest, share)
 
 
 def _attempt_lines(path: Path) -> int:

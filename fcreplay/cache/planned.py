@@ -192,4 +192,8 @@ def problem_records(pack: Pack, entry: Entry) -> list[AttemptRecord]:
 
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    return _JSON.encode(value).encode()
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once: `json.dumps` with options makes an encoder on every call."""

@@ -9,6 +9,7 @@ kept per fingerprint for the whole run, so a share is a few counts.
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -57,6 +58,15 @@ class UnitShares:
         self.bodies: dict[str, tuple[Any, str]] = {}
         """Fingerprint hash -> the first request of that fingerprint."""
         self._settings: dict[StepSettings, StepSettings] = {}
+        self._encoded: dict[Share, bytes] = {}
+
+    def encoded(self, share: Share) -> bytes:
+        """`share_json(share)` as compact JSON bytes; equal shares (units whose requests
+        the differ counts alike: most, in a large suite) are encoded once."""
+        found = self._encoded.get(share)
+        if found is None:
+            found = self._encoded[share] = _JSON.encode(share_json(share)).encode()
+        return found
 
     def add(self, cassette: Cassette, unit: Unit) -> None:
         assert self._differ is not None  # only a worker's own, unpickled copies lack it
@@ -109,8 +119,12 @@ class UnitShares:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._differ = None
         self._settings = {}
+        self._encoded = {}
         self.shares = state["shares"]
         self.bodies = state["bodies"]
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def share_json(share: Share) -> list[Any]:
