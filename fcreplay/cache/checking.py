@@ -31,6 +31,7 @@ from fcreplay.cache.pack import Pack
 from fcreplay.cache.packing import PackWriter
 from fcreplay.cache.planned import (
     Planned,
+    SchemaShares,
     decoded,
     dumps,
     packed_digest,
@@ -215,7 +216,10 @@ def cached_check(
     replayed = sum(p.entry is None for p in planned)
     early = fold_target if replayed <= _EARLY_FOLD_UNITS else (lambda name: None)
     digests = _Digests(dict(config.prices), planned, early)
-    packer = PackWriter(folder, planned, shares, reps, hold=replayed <= _EARLY_FOLD_UNITS)
+    early_shares = SchemaShares(suite, planned, shares)
+    packer = PackWriter(
+        folder, planned, shares, reps, hold=replayed <= _EARLY_FOLD_UNITS, written=early_shares.take
+    )
     run = replay(
         suite,
         replace(options, observer=shares, reuse=reuse, condense=digests, logged=packer.block),
@@ -235,7 +239,7 @@ def cached_check(
     made_from = schema_key(suite, keys, planned)
     schema = decoded(schema_from, memo.schema_result(made_from)) if read else None
     if schema is None:
-        raw = dumps(schema_of(suite, planned, shares).to_json())
+        raw = dumps(schema_of(suite, planned, shares, early_shares).to_json())
         schema = schema_from(json.loads(raw))
         memo.schema = (made_from, raw)
         changed = True

@@ -34,9 +34,18 @@ class PackWriter:
     """Writes the packs of the targets that had a unit replayed (others stay as they are)."""
 
     def __init__(
-        self, folder: Path, planned: list[Planned], shares: UnitShares, reps: int, *, hold: bool
+        self,
+        folder: Path,
+        planned: list[Planned],
+        shares: UnitShares,
+        reps: int,
+        *,
+        hold: bool,
+        written: Callable[[str], None] = lambda name: None,
     ) -> None:
         self._folder, self._shares, self._reps, self._hold = folder, shares, reps, hold
+        self._on_written = written
+        """Told each target whose pack was written while the workers replay."""
         self._planned = planned
         self._targets: dict[str, list[Planned]] = {}
         for p in planned:
@@ -102,6 +111,8 @@ class PackWriter:
                 self._write(name, run_id, lambda p: self._held.pop(p.ids, None))
             except OSError as exc:
                 self._failed = exc  # reported when the replay has ended, as a later one is
+                return
+            self._on_written(name)
 
     def _from_log(self, run: RunResult, names: list[str]) -> None:
         """Write the packs of `names` from the finished log, read one target at a time (a

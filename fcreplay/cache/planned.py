@@ -108,9 +108,45 @@ def schema_key(suite: Suite, keys: UnitKeys, planned: list[Planned]) -> str:
     return key_of(parts)
 
 
-def schema_of(suite: Suite, planned: list[Planned], shares: UnitShares) -> SchemaDiffResult:
-    """The schema diff of every cassette's share; a kept share that is damaged is taken
-    from its cassette again (its unit's records need no replay for that)."""
+class SchemaShares:
+    """Every cassette's share taken into one schema differ in plan order. The targets whose
+    every unit is replayed now are taken as soon as their shares are in (`take`, when their
+    pack is written, while the workers replay), up to the first that is not; `schema_of`
+    takes the rest."""
+
+    def __init__(self, suite: Suite, planned: list[Planned], shares: UnitShares) -> None:
+        self.differ = SchemaDiffer(suite)
+        self.taken: set[str] = set()
+        self._shares = shares
+        self._targets: dict[str, list[Planned]] = {}
+        for p in planned:
+            self._targets.setdefault(p.unit.target.name, []).append(p)
+        self._next = iter(self._targets.items())
+        self._waiting: tuple[str, list[Planned]] | None = next(self._next, None)
+        self._ready: set[str] = set()
+
+    def take(self, name: str) -> None:
+        """Target `name`'s units have their shares (its pack is written)."""
+        self._ready.add(name)
+        while self._waiting is not None and self._waiting[0] in self._ready:
+            name, members = self._waiting
+            if any(p.entry is not None or p.share is None for p in members):
+                self._waiting = None  # the rest is taken after the replay
+                return
+            bodies = self._shares.bodies  # every request a replayed unit's share refers to
+            for p in members:
+                assert p.share is not None
+                self.differ.absorb(p.share.collected(p.path, bodies))
+            self.taken.add(name)
+            self._waiting = next(self._next, None)
+
+
+def schema_of(
+    suite: Suite, planned: list[Planned], shares: UnitShares, early: SchemaShares | None = None
+) -> SchemaDiffResult:
+    """The schema diff of every cassette's share (`early`: those of the targets it took
+    in already); a kept share that is damaged is taken from its cassette again (its unit's
+    records need no replay for that)."""
     bodies: dict[str, tuple[Any, str]] = {}
     # A replayed unit's share refers to requests the replay saw (`shares.bodies`): only
     # packs with a unit taken from them are read for theirs.
@@ -118,8 +154,11 @@ def schema_of(suite: Suite, planned: list[Planned], shares: UnitShares) -> Schem
         bodies.update((h, (b, u)) for h, (b, u) in pack.bodies().items())
     bodies.update(shares.bodies)
     again = UnitShares(SchemaDiffer(suite))
-    differ = SchemaDiffer(suite)
+    differ = early.differ if early is not None else SchemaDiffer(suite)
+    taken = early.taken if early is not None else set()
     for p in planned:
+        if p.unit.target.name in taken:
+            continue
         share = p.share
         if share is None and p.entry is not None:
             share = decoded(share_from, raw_json(p.pack, p.entry.share))
