@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from fcreplay.record import AttemptKey
 from fcreplay.runlog import RunLogWriter
 
-_WAITING_BYTES = 32 << 20
+_WAITING_BYTES = 8 << 20
 """The most of the log held back, waiting for the blocks before it."""
 
 
