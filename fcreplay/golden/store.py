@@ -23,6 +23,7 @@ so updating from a run that changed nothing leaves the file byte-identical.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -37,7 +38,7 @@ from fcreplay.confine import confined
 from fcreplay.errors import InputError
 from fcreplay.names import SEGMENT, is_path_name
 from fcreplay.record import AttemptRecord
-from fcreplay.sources import line_of, load_json, pointer
+from fcreplay.sources import json_problem, line_of, pointer, read_text
 from fcreplay.version import __version__
 
 GOLDEN_FORMAT = 1
@@ -132,14 +133,17 @@ class GoldenEntry:
     def from_json(cls, data: dict[str, Any]) -> GoldenEntry:
         """Read an entry; `kind` and `calls` are derived from the signature, not read."""
         provenance = data.get("provenance")
+        # Lists, not generators: a golden file is read entry by entry, thousands of them.
         return cls(
             verdict=_verdict(data["verdict"]),
-            verdicts=tuple(sorted((_verdict(k), _count(v)) for k, v in data["verdicts"].items())),
+            verdicts=tuple(sorted([(_verdict(k), _count(v)) for k, v in data["verdicts"].items()])),
             signatures=tuple(
-                SignatureCount(_signature(s["signature"]), _count(s["count"]))
-                for s in data["signatures"]
+                [
+                    SignatureCount(_signature(s["signature"]), _count(s["count"]))
+                    for s in data["signatures"]
+                ]
             ),
-            findings=tuple(_code(code) for code in data["findings"]),
+            findings=tuple([_code(code) for code in data["findings"]]),
             provenance=Provenance(**provenance) if provenance else None,
         )
 
@@ -148,6 +152,16 @@ def _signature(value: Any) -> list[Any] | None:
     # [kind, [names], canonical arguments]; the arguments text is parsed when shown.
     if value is None:
         return None
+    if (
+        type(value) is list
+        and len(value) == 3
+        and type(value[0]) is str
+        and type(value[1]) is list
+        and all(type(name) is str for name in value[1])
+        and type(value[2]) is str
+        and _arguments(value[2])
+    ):
+        return value  # the common case, by exact type
     if not (
         isinstance(value, list)
         and len(value) == 3
@@ -155,16 +169,27 @@ def _signature(value: Any) -> list[Any] | None:
         and isinstance(value[1], list)
         and all(isinstance(name, str) for name in value[1])
         and isinstance(value[2], str)
-        and isinstance(strictjson.loads(value[2]), list)
+        and _arguments(value[2])
     ):
         raise ValueError(f"signature {value!r} is not [kind, [names], arguments JSON]")
     return value
 
 
+@functools.lru_cache(maxsize=1024)
+def _arguments(text: str) -> bool:
+    """Whether `text` is a JSON array (a golden file repeats few distinct ones)."""
+    return isinstance(strictjson.loads(text), list)
+
+
 def _verdict(value: Any) -> str:
+    if type(value) is str and value in _VERDICTS:
+        return value
     if value not in ("pass", "fail", "error"):
         raise ValueError(f"verdict {value!r} is not pass, fail or error")
     return str(value)
+
+
+_VERDICTS = frozenset({"pass", "fail", "error"})
 
 
 def _code(value: Any) -> str:
@@ -174,6 +199,8 @@ def _code(value: Any) -> str:
 
 
 def _count(value: Any) -> int:
+    if type(value) is int and value >= 1:
+        return value
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"count {value!r} is not a whole number of at least 1")
     return value
@@ -273,7 +300,12 @@ def load_golden(folder: Path, target: str) -> GoldenFile | None:
     finish_group(folder)  # an update killed after its commit point is finished first
     if not path.exists():
         return None
-    document, text = load_json(path)
+    text = read_text(path)
+    try:
+        # From its bytes: a large document is checked at C speed (`strictjson.loads`).
+        document = strictjson.loads(text.encode())
+    except json.JSONDecodeError as exc:
+        raise InputError.at(path, exc.lineno, json_problem(exc)) from None
     version = document.get("fcreplay_golden") if isinstance(document, dict) else None
     if version != GOLDEN_FORMAT:
         raise InputError.at(
