@@ -41,11 +41,13 @@ record carries that tag; a record with several tags counts under each.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 
-from fcreplay.canonical import canonical_json
+from fcreplay.canonical import canonical_json, sorted_json
+from fcreplay.decision import Signature
 from fcreplay.finding import Finding
 from fcreplay.record import AttemptRecord, StepRecord
 
@@ -95,7 +97,7 @@ def assess(record: AttemptRecord) -> Assessment:
     findings, steps = record.findings, record.steps
     drift = record.drift is not None
     transport_error = record.verdict == "error"
-    signature = None if record.signature is None else canonical_json(record.signature)
+    signature = None if record.signature is None else signature_key(record.signature)
     if transport_error or record.signature is None:
         return Assessment(False, transport_error, drift, signature)
     kind, names, _ = record.signature
@@ -135,6 +137,23 @@ def assess(record: AttemptRecord) -> Assessment:
         recovered=_recovered(findings, steps),
         normalizer_bug=record.variant == "no_tools" and any(s.decision.calls for s in steps),
     )
+
+
+def signature_key(signature: Signature) -> str:
+    """The canonical JSON of a first-turn signature (`canonical_json`)."""
+    try:
+        return _signature_key(signature)
+    except TypeError:  # not hashable: not made by `decision.signature`
+        return canonical_json(signature)
+
+
+@functools.lru_cache(maxsize=1024)
+def _signature_key(signature: Signature) -> str:
+    # A unit's repetitions mostly give one signature (the same object: `_one_of_equals`).
+    kind, names, arguments = signature
+    if type(kind) is str and type(arguments) is str and all(type(n) is str for n in names):
+        return sorted_json([kind, list(names), arguments])  # strings: nothing to normalize
+    return canonical_json(signature)
 
 
 def _first_turn(finding: Finding, steps: Sequence[StepRecord]) -> bool:

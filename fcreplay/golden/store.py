@@ -36,6 +36,7 @@ from fcreplay.atomic import finish_group
 from fcreplay.canonical import canonical_json
 from fcreplay.confine import confined
 from fcreplay.errors import InputError
+from fcreplay.metrics import signature_key
 from fcreplay.names import SEGMENT, is_path_name
 from fcreplay.record import AttemptRecord
 from fcreplay.sources import json_problem, line_of, pointer, read_text
@@ -241,6 +242,9 @@ def observe(records: Iterable[AttemptRecord]) -> dict[str, Observation]:
     return observed
 
 
+_NO_DECISION = canonical_json(None)
+
+
 def entry_of(records: Sequence[AttemptRecord]) -> GoldenEntry:
     """The entry of one case and variant from the records of its repetitions."""
     verdicts = Counter(r.verdict for r in records)
@@ -248,13 +252,14 @@ def entry_of(records: Sequence[AttemptRecord]) -> GoldenEntry:
     counts: Counter[str] = Counter()
     signatures: dict[str, list[Any] | None] = {}
     for record in records:
-        signature = None if record.signature is None else list(record.signature)
-        if signature is not None:
-            # The golden file keeps the JSON form: the call names as a list.
-            signature[1] = list(signature[1])
-        key = canonical_json(signature)
+        key = _NO_DECISION if record.signature is None else signature_key(record.signature)
         counts[key] += 1
-        signatures.setdefault(key, signature)
+        if key not in signatures:
+            signature = None if record.signature is None else list(record.signature)
+            if signature is not None:
+                # The golden file keeps the JSON form: the call names as a list.
+                signature[1] = list(signature[1])
+            signatures[key] = signature
     ordered = sorted(counts, key=lambda k: (-counts[k], k))
     codes = {f.code for r in records for f in r.findings if f.code != "request_drift"}
     return GoldenEntry(
