@@ -67,6 +67,7 @@ _SELECTION = frozenset({"wrong_tool", "unknown_tool", "missing_call", "unexpecte
 _OTHER_TOOL = frozenset({"wrong_tool", "unknown_tool", "unexpected_call"})
 _NOT_EXACT = frozenset({"argument_mismatch", "invalid_json"})
 _RECOVERY = frozenset({"false_success", "repeated_failed_call", "step_limit"})
+_NO_CODES: frozenset[str] = frozenset()
 _CALL_INDEX = re.compile(r"^/calls/(\d+)(?:/|$)")
 
 
@@ -116,11 +117,15 @@ def assess(record: AttemptRecord) -> Assessment:
             if match:
                 per_call.setdefault(int(match.group(1)), set()).add(finding.code)
         for index in range(len(names)):
-            call_codes = per_call.get(index, set())
+            call_codes = per_call.get(index, _NO_CODES)
             if not call_codes & _OTHER_TOOL:
                 exact_calls += 1
                 exact_ok += not call_codes & _NOT_EXACT
-    statuses = [check.status for step in steps for check in step.arguments]
+    calls = raw_valid = 0
+    for step in steps:
+        for check in step.arguments:
+            calls += 1
+            raw_valid += check.status == "raw_valid"
     return Assessment(
         evaluated=True,
         transport_error=False,
@@ -129,11 +134,11 @@ def assess(record: AttemptRecord) -> Assessment:
         expects_call=expects,
         decision_right=decision_right,
         tool_right=not codes & _SELECTION if expects else None,
-        calls=len(statuses),
-        raw_valid_calls=sum(status == "raw_valid" for status in statuses),
+        calls=calls,
+        raw_valid_calls=raw_valid,
         exact_calls=exact_calls,
         exact_ok=exact_ok,
-        unsafe=any(f.code == "unsafe_call" for f in findings),
+        unsafe=bool(findings) and any(f.code == "unsafe_call" for f in findings),
         recovered=_recovered(findings, steps),
         normalizer_bug=record.variant == "no_tools" and any(s.decision.calls for s in steps),
     )

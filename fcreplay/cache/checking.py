@@ -25,7 +25,7 @@ from typing import Any
 from fcreplay.atomic import sweep
 from fcreplay.cache import fold
 from fcreplay.cache.codec import schema_from
-from fcreplay.cache.digest import Digest, digest_from, digest_json, digest_of
+from fcreplay.cache.digest import Digest, digest_bytes, digest_from, digest_of
 from fcreplay.cache.keys import UnitKeys
 from fcreplay.cache.memo import Memo, read_memo, write_memo
 from fcreplay.cache.pack import Pack
@@ -112,7 +112,7 @@ class _Digests:
 
     def of(self, unit: Unit, records: list[AttemptRecord]) -> tuple[bytes, Digest]:
         digest = digest_of(records, self._prices)
-        data = dumps(digest_json(digest))
+        data = digest_bytes(digest)
         return (data if self._early else zlib.compress(data, 1)), digest
 
     def keeps(self, record: AttemptRecord) -> bool:

@@ -9,10 +9,13 @@ order. A digest read back is checked for shape: a damaged one is a cache miss.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.cache.codec import (
     ShapeError,
     entry_from,
@@ -31,7 +34,7 @@ from fcreplay.evidence import Evidence, first_evidence
 from fcreplay.golden.store import GoldenEntry, entry_of
 from fcreplay.inputs.prices import Price
 from fcreplay.metrics import Tally
-from fcreplay.operation import OperationTally, attempt_cost
+from fcreplay.operation import AttemptCost, OperationTally, attempt_cost
 from fcreplay.record import AttemptRecord
 from fcreplay.render.report import SHARED
 from fcreplay.stale import StaleUnit, causes_of, describe
@@ -134,6 +137,25 @@ def digest_json(digest: Digest) -> dict[str, Any]:
         "described": list(digest.described),
         "evidence": {code: e.to_json() for code, e in digest.evidence.items()},
     }
+
+
+def digest_bytes(digest: Digest) -> bytes:
+    """The JSON form as compact UTF-8 bytes, as a pack stores it."""
+    data = digest_json(digest)
+    # orjson, twice as fast, where it writes the same values (it writes a non-finite
+    # number as null): numbers are only in the costs, and in the evidence of findings.
+    if not digest.evidence and all(_finite(cost) for cost in digest.spent.completed):
+        fast = strictjson.exact_json(data)
+        if fast is not None:
+            return fast
+    return _COMPACT.encode(data).encode()
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _finite(cost: AttemptCost) -> bool:
+    return all(type(v) is not float or math.isfinite(v) for v in vars(cost).values())
 
 
 def digest_from(data: Any, unit: tuple[str, str, str]) -> Digest:

@@ -185,7 +185,11 @@ def problem_records(pack: Pack, entry: Entry) -> list[AttemptRecord]:
 
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    return _COMPACT.encode(value).encode()
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once: `json.dumps` with options builds an encoder on every call (one per unit)."""
 
 
 def write_packs(
