@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fcreplay.cache.digest import Digest, digest_from, digest_json, digest_of
+from fcreplay.cache.digest import Digest, digest_bytes, digest_from, digest_json, digest_of
 from fcreplay.cache.fold import fold_json, part_of, target_fold
 from fcreplay.cache.planned import dumps
 from fcreplay.evidence import first_evidence
 from fcreplay.golden.store import entry_of
 from fcreplay.inputs.prices import Price
 from fcreplay.metrics import tally
-from fcreplay.operation import operation_tallies
+from fcreplay.operation import AttemptCost, OperationTally, operation_tallies
 from fcreplay.record import AttemptRecord
 from fcreplay.render.report import SHARED
 from fcreplay.runmarks import RunScope
@@ -75,8 +77,24 @@ def test_a_digest_is_what_the_record_readers_give(replayed: tuple[Path, Units]) 
     # What a worker adds up folds as the digests' JSON forms, read back, do.
     for target in {key[0] for key in units}:
         mine = [(key, digest_of(r, PRICES)) for key, r in units.items() if key[0] == target]
-        read = [(key, digest_from(json.loads(dumps(digest_json(d))), key)) for key, d in mine]
+        read = [(key, digest_from(json.loads(digest_bytes(d)), key)) for key, d in mine]
         assert _folded(suite, target, mine) == _folded(suite, target, read)
+
+
+def test_a_digest_is_written_as_the_standard_encoder_reads_it(
+    replayed: tuple[Path, Units],
+) -> None:
+    """orjson writes numbers its own way and a non-finite one as null: the bytes may
+    differ from the standard encoder's, the values read back may not."""
+    _, units = replayed
+    for records in units.values():
+        digest = digest_of(records, PRICES)
+        assert json.loads(digest_bytes(digest)) == json.loads(dumps(digest_json(digest)))
+    digest = digest_of(next(iter(units.values())), PRICES)
+    spent = AttemptCost(True, 10, 5, 5, 1e-05, 1, math.inf)  # type: ignore[arg-type]
+    odd = replace(digest, spent=OperationTally(1, 0, [spent]))
+    assert json.loads(digest_bytes(odd))["spent"][2][0][-1] == math.inf
+    assert json.loads(digest_bytes(odd)) == json.loads(dumps(digest_json(odd)))
 
 
 def _folded(suite: Path, target: str, digests: list[tuple[UnitKey, Digest]]) -> Any:
