@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import json
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,21 +246,26 @@ _NO_DECISION = canonical_json(None)
 
 def entry_of(records: Sequence[AttemptRecord]) -> GoldenEntry:
     """The entry of one case and variant from the records of its repetitions."""
-    verdicts = Counter(r.verdict for r in records)
-    verdict = "fail" if verdicts["fail"] else ("error" if verdicts["error"] else "pass")
-    counts: Counter[str] = Counter()
+    # Plain dicts, one pass: a check makes one entry per unit it replays.
+    verdicts: dict[str, int] = {}
+    counts: dict[str, int] = {}
     signatures: dict[str, list[Any] | None] = {}
+    codes: set[str] = set()
     for record in records:
+        verdicts[record.verdict] = verdicts.get(record.verdict, 0) + 1
         key = _NO_DECISION if record.signature is None else signature_key(record.signature)
-        counts[key] += 1
-        if key not in signatures:
+        if key in counts:
+            counts[key] += 1
+        else:
+            counts[key] = 1
             signature = None if record.signature is None else list(record.signature)
             if signature is not None:
                 # The golden file keeps the JSON form: the call names as a list.
                 signature[1] = list(signature[1])
             signatures[key] = signature
+        codes.update(f.code for f in record.findings if f.code != "request_drift")
+    verdict = "fail" if "fail" in verdicts else ("error" if "error" in verdicts else "pass")
     ordered = sorted(counts, key=lambda k: (-counts[k], k))
-    codes = {f.code for r in records for f in r.findings if f.code != "request_drift"}
     return GoldenEntry(
         verdict=verdict,
         verdicts=tuple(sorted(verdicts.items())),
