@@ -3,7 +3,7 @@
 Layout: a magic line, a JSON header line (format, fcreplay version, index length, the
 CRC-32 of the index and of each part of the rest), a small JSON index, then a blob: the
 run-log lines back to back (in the plan order of the run that wrote them), then each
-unit's digest (zlib-compressed JSON, as its worker made it) and share (JSON), then the
+unit's digest and share (JSON), then the
 request bodies the shares refer to (JSON), each read only when needed. Each line is
 kept with where its run id is, so a new run's id is put in when the line is copied to
 a new log. A file that fails a check is not read at all; an entry that fails its own is

@@ -168,9 +168,8 @@ def _from(lines: dict[tuple[str, str, str], Lines]) -> Callable[[Planned], Lines
 
 
 def stored_digest(p: Planned) -> bytes:
-    """A replayed unit's digest as its pack keeps it (zlib-compressed JSON): as the worker
-    sent it (b"": none)."""
-    return p.digest_bytes
+    """A replayed unit's digest as its pack keeps it (JSON; b"": none)."""
+    return p.digest_json() if p.digest_bytes else b""
 
 
 def _entry(

@@ -47,12 +47,18 @@ class Planned:
     """The cache entry the unit is taken from; None: it is replayed."""
     digest: Digest | None = None
     digest_bytes: bytes = b""
-    """Its digest as JSON, zlib-compressed, when replayed now (as its worker made it; its
-    pack keeps it so: `packing.stored_digest`)."""
+    """Its digest as JSON when replayed now (as its worker made it), zlib-compressed in a
+    run too large to fold during the replay (see `digest_json`)."""
     share: Share | None = None
     share_bytes: bytes = b""
     problems: list[AttemptRecord] = field(default_factory=list)
     records: list[AttemptRecord] = field(default_factory=list)
+
+    def digest_json(self) -> bytes:
+        """Its digest as JSON (from `digest_bytes`: JSON starts with `{`, which no zlib
+        stream does)."""
+        data = self.digest_bytes
+        return data if data[:1] == b"{" else zlib.decompress(data)
 
     @property
     def ids(self) -> tuple[str, str, str]:
@@ -207,11 +213,8 @@ def raw_json(pack: Pack, span: tuple[int, int]) -> Any:
 
 
 def packed_digest(pack: Pack, entry: Entry) -> Any:
-    """The JSON value of an entry's digest (stored compressed); None when damaged."""
-    try:
-        return json.loads(zlib.decompress(pack.raw(entry.digest)))
-    except (ValueError, zlib.error):
-        return None
+    """The JSON value of an entry's digest; None when damaged."""
+    return raw_json(pack, entry.digest)
 
 
 def problem_records(pack: Pack, entry: Entry) -> list[AttemptRecord]:
@@ -231,8 +234,8 @@ def problem_records(pack: Pack, entry: Entry) -> list[AttemptRecord]:
 
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes."""
-    return _JSON.encode(value).encode()
+    return _COMPACT.encode(value).encode()
 
 
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""Made once: `json.dumps` with options makes an encoder on every call."""
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once: `json.dumps` with options builds an encoder on every call (one per unit)."""
