@@ -29,7 +29,16 @@ class Unit:
 
     def cassette_path(self, cassettes: Path) -> Path:
         """cassettes/<target>/<variant>/<case_id>.json"""
-        return cassettes / self.target.name / self.variant / f"{self.case.id}.json"
+        return self.cassette_folder(cassettes) / self.cassette_name
+
+    def cassette_folder(self, cassettes: Path) -> Path:
+        """cassettes/<target>/<variant>, which the cassettes of a target's variant share."""
+        return cassettes / self.target.name / self.variant
+
+    @property
+    def cassette_name(self) -> str:
+        """<case_id>.json"""
+        return f"{self.case.id}.json"
 
     @property
     def label(self) -> str:
