@@ -182,6 +182,17 @@ def exact_json(value: Any) -> bytes | None:
         return None
 
 
+def sorted_exact_json(value: Any) -> bytes | None:
+    """`exact_json` with every object's keys sorted: equal bytes for values equal but for
+    key order; None as for `exact_json`, and when it writes a `null` (which may stand
+    for NaN): the caller falls back to `canonical.sorted_json`."""
+    try:
+        exact = orjson.dumps(value, option=_PLAIN | orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+    return None if b"null" in exact else exact
+
+
 _PLAIN = (
     orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME

@@ -117,8 +117,8 @@ _SETTINGS_LIMIT = 1 << 18
 
 def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     """Request settings for one step of one unit (only the first step differs)."""
-    made = next((known for owner, known in _SETTINGS if owner is suite), None)
-    if made is None or len(made) > _SETTINGS_LIMIT:  # another suite, or many runs of it
+    owner, made = _SETTINGS[0] if _SETTINGS else (None, {})
+    if owner is not suite or len(made) > _SETTINGS_LIMIT:  # another suite, or many runs
         made = {}
         _SETTINGS[:] = [(suite, made)]
     key = (id(unit), step == 0)
