@@ -127,13 +127,28 @@ def _large_problem(value: Any, text: bytes, max_depth: int) -> str | None:
     spaces or more holds an element of a container `max_depth` deep, and without one
     no container is deeper than `max_depth`; with one, the walk decides.
     """
-    shapes = text.translate(_DIGITS)
-    if shapes.startswith(_WIDE_DIGITS) or b" " + _WIDE_DIGITS in shapes:
+    if _wide_run(text.translate(_DIGITS)):
         return "wide"
     indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     if b"\n" + b" " * (2 * max_depth) in indented:
         return _parsed_problem(value, max_depth)
     return None
+
+
+def _wide_run(shapes: bytes) -> bool:
+    """Whether `shapes` (a text translated by `_DIGITS`) holds `_WIDE_DIGITS` after no
+    letter: run by run, looking for the digits alone (a quicker search than with the
+    space before them); a run after a letter is passed over."""
+    at = shapes.find(_WIDE_DIGITS)
+    while at >= 0:
+        # The first match starts its run of digits: what comes before is no digit.
+        if at == 0 or shapes[at - 1] == 0x20:
+            return True
+        end = at + len(_WIDE_DIGITS)
+        while end < len(shapes) and shapes[end] == 0x30:
+            end += 1
+        at = shapes.find(_WIDE_DIGITS, end)
+    return False
 
 
 _WIDE = 2.0**63
