@@ -41,11 +41,13 @@ record carries that tag; a record with several tags counts under each.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 
-from fcreplay.canonical import canonical_json
+from fcreplay.canonical import canonical_json, sorted_json
+from fcreplay.decision import Signature
 from fcreplay.finding import Finding
 from fcreplay.record import AttemptRecord, StepRecord
 
@@ -65,6 +67,7 @@ _SELECTION = frozenset({"wrong_tool", "unknown_tool", "missing_call", "unexpecte
 _OTHER_TOOL = frozenset({"wrong_tool", "unknown_tool", "unexpected_call"})
 _NOT_EXACT = frozenset({"argument_mismatch", "invalid_json"})
 _RECOVERY = frozenset({"false_success", "repeated_failed_call", "step_limit"})
+_NO_CODES: frozenset[str] = frozenset()
 _CALL_INDEX = re.compile(r"^/calls/(\d+)(?:/|$)")
 
 
@@ -95,7 +98,7 @@ def assess(record: AttemptRecord) -> Assessment:
     findings, steps = record.findings, record.steps
     drift = record.drift is not None
     transport_error = record.verdict == "error"
-    signature = None if record.signature is None else canonical_json(record.signature)
+    signature = None if record.signature is None else signature_key(record.signature)
     if transport_error or record.signature is None:
         return Assessment(False, transport_error, drift, signature)
     kind, names, _ = record.signature
@@ -114,11 +117,15 @@ def assess(record: AttemptRecord) -> Assessment:
             if match:
                 per_call.setdefault(int(match.group(1)), set()).add(finding.code)
         for index in range(len(names)):
-            call_codes = per_call.get(index, set())
+            call_codes = per_call.get(index, _NO_CODES)
             if not call_codes & _OTHER_TOOL:
                 exact_calls += 1
                 exact_ok += not call_codes & _NOT_EXACT
-    statuses = [check.status for step in steps for check in step.arguments]
+    calls = raw_valid = 0
+    for step in steps:
+        for check in step.arguments:
+            calls += 1
+            raw_valid += check.status == "raw_valid"
     return Assessment(
         evaluated=True,
         transport_error=False,
@@ -127,14 +134,31 @@ def assess(record: AttemptRecord) -> Assessment:
         expects_call=expects,
         decision_right=decision_right,
         tool_right=not codes & _SELECTION if expects else None,
-        calls=len(statuses),
-        raw_valid_calls=sum(status == "raw_valid" for status in statuses),
+        calls=calls,
+        raw_valid_calls=raw_valid,
         exact_calls=exact_calls,
         exact_ok=exact_ok,
-        unsafe=any(f.code == "unsafe_call" for f in findings),
+        unsafe=bool(findings) and any(f.code == "unsafe_call" for f in findings),
         recovered=_recovered(findings, steps),
         normalizer_bug=record.variant == "no_tools" and any(s.decision.calls for s in steps),
     )
+
+
+def signature_key(signature: Signature) -> str:
+    """The canonical JSON of a first-turn signature (`canonical_json`)."""
+    try:
+        return _signature_key(signature)
+    except TypeError:  # not hashable: not made by `decision.signature`
+        return canonical_json(signature)
+
+
+@functools.lru_cache(maxsize=1024)
+def _signature_key(signature: Signature) -> str:
+    # A unit's repetitions mostly give one signature (the same object: `_one_of_equals`).
+    kind, names, arguments = signature
+    if type(kind) is str and type(arguments) is str and all(type(n) is str for n in names):
+        return sorted_json([kind, list(names), arguments])  # strings: nothing to normalize
+    return canonical_json(signature)
 
 
 def _first_turn(finding: Finding, steps: Sequence[StepRecord]) -> bool:

@@ -49,18 +49,24 @@ class AttemptCost:
 
 def attempt_cost(record: AttemptRecord, price: Price | None) -> AttemptCost:
     """Sum one attempt's turns (see the module docstring)."""
-    usages = [step.decision.usage for step in record.steps]
-    known = bool(usages) and all(u is not None and u.input_tokens is not None for u in usages)
-    inputs = outputs = cached = 0
-    for usage in usages:
-        if usage is not None:
+    steps = record.steps
+    # One pass over the turns: every completed attempt of a run is summed.
+    known = bool(steps)
+    latency: int | None = 0 if steps else None
+    inputs = outputs = cached = retries = 0
+    for step in steps:
+        usage = step.decision.usage
+        if usage is None:
+            known = False
+        else:
+            if usage.input_tokens is None:
+                known = False
             inputs += usage.input_tokens or 0
             outputs += usage.output_tokens or 0
             cached += usage.cached_tokens or 0
-    latencies = [step.latency_ms for step in record.steps]
-    latency = (
-        sum(v for v in latencies if v is not None) if latencies and None not in latencies else None
-    )
+        if latency is not None:
+            latency = None if step.latency_ms is None else latency + step.latency_ms
+        retries += step.retries
     cost = None
     if known and price is not None:
         cached_price = price.cached_input_per_mtok
@@ -72,12 +78,12 @@ def attempt_cost(record: AttemptRecord, price: Price | None) -> AttemptCost:
             + outputs * price.output_per_mtok
         ) / 1_000_000
     return AttemptCost(
-        completed=record.transport_error is None and bool(record.steps),
+        completed=record.transport_error is None and bool(steps),
         tokens=inputs + outputs if known else None,
         input_tokens=inputs if known else None,
         output_tokens=outputs if known else None,
         latency_ms=latency,
-        requests=len(record.steps) + sum(step.retries for step in record.steps),
+        requests=len(steps) + retries,
         cost=cost,
     )
 

@@ -25,7 +25,7 @@ from typing import Any
 from fcreplay.atomic import sweep
 from fcreplay.cache import fold
 from fcreplay.cache.codec import schema_from
-from fcreplay.cache.digest import Digest, digest_from, digest_json, digest_of
+from fcreplay.cache.digest import Digest, digest_bytes, digest_from, digest_of
 from fcreplay.cache.keys import UnitKeys
 from fcreplay.cache.memo import Memo, read_memo, write_memo
 from fcreplay.cache.pack import Pack
@@ -83,27 +83,71 @@ class CheckParts:
 
 
 class _Digests:
-    """Each replayed unit's digest, made in the worker that ran it (`pools.Condense`): the
-    parent keeps only the records of attempts that drifted or found no recording. When a
-    target's last replayed unit comes in, `done` folds it, while the workers replay on."""
+    """Each replayed unit's digest, made where it ran (`pools.Condense`): the parent keeps
+    only the records of attempts that drifted or found no recording. When a target's last
+    replayed unit comes in, `done` folds it, while the workers replay on.
+
+    With `early` (the run folds during the replay), a worker adds up the digests of the
+    targets it replays every unit of (`fold.Part`, in plan order), so that the parent
+    joins a few parts instead of reading every digest back; otherwise the parent holds
+    every replayed unit's digest, compressed, until the packs are written."""
 
     def __init__(
-        self, prices: dict[str, Price], planned: list[Planned], done: Callable[[str], None]
+        self,
+        prices: dict[str, Price],
+        planned: list[Planned],
+        done: Callable[[str], None],
+        early: bool,
     ) -> None:
         self._prices = prices
         self._planned = {p.unit.label: p for p in planned}
+        self._position = {p.unit.label: n for n, p in enumerate(planned)}
         self._left = Counter(p.unit.target.name for p in planned if p.entry is None)
         self._done = done
+        self._early = early
+        cached = {p.unit.target.name for p in planned if p.entry is not None}
+        self._whole = set(self._left) - cached if early else set()
+        self.parts: dict[str, list[tuple[int, fold.Part]]] = {}
+        """Per target, the parts workers sent, by the plan position of their first unit."""
 
-    def of(self, unit: Unit, records: list[AttemptRecord]) -> bytes:
-        # Compressed: the parent holds every replayed unit's until the packs are written.
-        return zlib.compress(dumps(digest_json(digest_of(records, self._prices))), 1)
+    def of(self, unit: Unit, records: list[AttemptRecord]) -> tuple[bytes, Digest]:
+        digest = digest_of(records, self._prices)
+        data = digest_bytes(digest)
+        return (data if self._early else zlib.compress(data, 1)), digest
 
     def keeps(self, record: AttemptRecord) -> bool:
         return record.drift is not None or record.replay_miss
 
-    def take(self, unit: Unit, made: Any) -> None:
-        self._planned[unit.label].digest_bytes = made
+    def take(self, unit: Unit, made: tuple[bytes, Digest]) -> None:
+        p = self._planned[unit.label]
+        p.digest_bytes, digest = made
+        if self._early:
+            p.digest = digest
+        self._count(unit)
+
+    def joined(
+        self, made: list[tuple[Unit, tuple[bytes, Digest]]]
+    ) -> tuple[list[bytes], list[tuple[str, fold.Part]]]:
+        parts: list[tuple[str, fold.Part]] = []
+        for unit, (_, digest) in made:
+            name = unit.target.name
+            if name in self._whole:
+                if not parts or parts[-1][1].target != name:
+                    parts.append((unit.label, fold.Part(name)))
+                parts[-1][1].add((name, unit.variant, unit.case.id), digest)
+        return [data for _, (data, _) in made], parts
+
+    def take_joined(
+        self, units: list[Unit], joined: tuple[list[bytes], list[tuple[str, fold.Part]]]
+    ) -> None:
+        datas, parts = joined
+        for first, part in parts:
+            self.parts.setdefault(part.target, []).append((self._position[first], part))
+        for unit, data in zip(units, datas, strict=True):
+            self._planned[unit.label].digest_bytes = data
+            self._count(unit)
+
+    def _count(self, unit: Unit) -> None:
         name = unit.target.name
         self._left[name] -= 1
         if not self._left[name]:
@@ -201,8 +245,13 @@ def cached_check(
         if name in folds:
             return
         members = targets[name]
+        sent = digests.parts.pop(name, None)
+        if sent is not None:
+            parts = [part for _, part in sorted(sent, key=lambda item: item[0])]
+        else:
+            parts = [fold.part_of(name, ((p.ids, _digest(p)) for p in members))]
         # The run's scope is the shard's (`replay` scopes the run as `options` does).
-        made = fold.target_fold(name, [(p.ids, _digest(p)) for p in members], config.golden, scope)
+        made = fold.target_fold(name, parts, config.golden, scope)
         for p in members:
             p.digest = None  # one target's digests at a time, not the run's
         data = json.loads(dumps(fold.fold_json(made)))
@@ -214,7 +263,7 @@ def cached_check(
 
     replayed = sum(p.entry is None for p in planned)
     early = fold_target if replayed <= _EARLY_FOLD_UNITS else (lambda name: None)
-    digests = _Digests(dict(config.prices), planned, early)
+    digests = _Digests(dict(config.prices), planned, early, replayed <= _EARLY_FOLD_UNITS)
     run = replay(
         suite, replace(options, observer=shares, reuse=reuse, condense=digests), progress=progress
     )
@@ -271,7 +320,7 @@ def cached_check(
 def _digest(p: Planned) -> Digest:
     """The unit's digest: read from the cache, or as its worker made it."""
     if p.digest is None:
-        p.digest = digest_from(json.loads(zlib.decompress(p.digest_bytes)), p.ids)
+        p.digest = digest_from(json.loads(p.digest_json()), p.ids)
     return p.digest
 
 

@@ -23,7 +23,10 @@ class ShapeError(ValueError):
 
 
 def tally_json(tally: Tally) -> dict[str, Any]:
-    return {k: sorted(v) if isinstance(v, set) else v for k, v in vars(tally).items()}
+    data = dict(vars(tally))
+    for name in _SETS:  # by kind, worked out once (a cold check writes one per unit)
+        data[name] = sorted(data[name])
+    return data
 
 
 def tally_from(data: Any) -> Tally:
@@ -60,8 +63,8 @@ _NUMBERS = frozenset({int, float, type(None)})
 
 
 def spent_json(spent: OperationTally) -> list[Any]:
-    # Field by field: `dataclasses.astuple` deep-copies, at a cost per attempt.
-    costs = [[getattr(cost, name) for name in _COST_FIELDS] for cost in spent.completed]
+    # Its fields in order (as `__init__` set them): `dataclasses.astuple` deep-copies.
+    costs = [list(vars(cost).values()) for cost in spent.completed]
     return [spent.attempted, spent.errors, costs]
 
 

@@ -9,10 +9,13 @@ order. A digest read back is checked for shape: a damaged one is a cache miss.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.cache.codec import (
     ShapeError,
     entry_from,
@@ -30,11 +33,11 @@ from fcreplay.cache.codec import (
 from fcreplay.evidence import Evidence, first_evidence
 from fcreplay.golden.store import GoldenEntry, entry_of
 from fcreplay.inputs.prices import Price
-from fcreplay.metrics import Tally, tally
-from fcreplay.operation import OperationTally, operation_tallies
+from fcreplay.metrics import Tally
+from fcreplay.operation import AttemptCost, OperationTally, attempt_cost
 from fcreplay.record import AttemptRecord
 from fcreplay.render.report import SHARED
-from fcreplay.stale import StaleUnit, causes_of, describe, staleness
+from fcreplay.stale import StaleUnit, causes_of, describe
 
 
 @dataclass(frozen=True)
@@ -60,17 +63,48 @@ class Digest:
 
 
 def digest_of(records: Sequence[AttemptRecord], prices: Mapping[str, Price]) -> Digest:
-    """The digest of one unit's records (every attempt, in attempt order)."""
-    ((_, counts),) = tally(records).items()
-    ((_, spent),) = operation_tallies(records, prices).items()
+    """The digest of one unit's records (every attempt, in attempt order).
+
+    What `metrics.tally`, `operation.operation_tallies` and `stale.staleness` give for
+    one unit, in one pass over its records (a worker makes one per unit it replays)."""
+    first = records[0]
+    target, variant = first.target, first.variant
+    counts = Tally(target, variant)
+    spent = OperationTally()
+    problems = unsafe = 0
+    causes: dict[str, None] = {}
+    members: list[AttemptRecord] = []
+    stale_at: AttemptRecord | None = None  # its first stale attempt says why
+    for record in records:
+        if record.target != target or record.variant != variant:
+            raise ValueError("the records of more than one unit")
+        counts.add(record)
+        spent.attempted += 1
+        cost = attempt_cost(record, prices.get(record.model))
+        if cost.completed:
+            spent.completed.append(cost)
+        elif record.transport_error is not None:
+            spent.errors += 1
+        findings = record.findings
+        drifted = any(f.code == "request_drift" for f in findings)
+        missed = record.replay_miss
+        problems += drifted or missed
+        unsafe += any(f.code == "unsafe_call" for f in findings)
+        found = causes_of(record) if drifted or missed else None
+        if found is not None:
+            members.append(record)
+            causes.update(dict.fromkeys(found))
+            stale_at = stale_at or record
     entry = entry_of(records)
-    found = staleness(records)
-    stale = found.units[0] if found.units else None
-    members = [r for r in records if causes_of(r) is not None]
+    stale = (
+        None
+        if stale_at is None
+        else StaleUnit(target, variant, stale_at.case_id, tuple(causes), stale_at.problem or "")
+    )
     return Digest(
         attempts=len(records),
-        problems=sum(r.drift is not None or r.replay_miss for r in records),
-        unsafe=sum(any(f.code == "unsafe_call" for f in r.findings) for r in records),
+        problems=problems,
+        unsafe=unsafe,
         tally=counts,
         spent=spent,
         shared={
@@ -78,10 +112,12 @@ def digest_of(records: Sequence[AttemptRecord], prices: Mapping[str, Price]) -> 
             for name in SHARED
         },
         entry=entry,
-        causes=tuple(dict.fromkeys(c for r in records for c in causes_of(r) or ())),
+        causes=tuple(causes),
         stale=stale,
         described=() if stale is None else tuple(describe(c, members) for c in stale.causes),
-        evidence={e.code: e for e in first_evidence(records, list(entry.findings))},
+        evidence={e.code: e for e in first_evidence(records, list(entry.findings))}
+        if entry.findings
+        else {},
     )
 
 
@@ -101,6 +137,25 @@ def digest_json(digest: Digest) -> dict[str, Any]:
         "described": list(digest.described),
         "evidence": {code: e.to_json() for code, e in digest.evidence.items()},
     }
+
+
+def digest_bytes(digest: Digest) -> bytes:
+    """The JSON form as compact UTF-8 bytes, as a pack stores it."""
+    data = digest_json(digest)
+    # orjson, twice as fast, where it writes the same values (it writes a non-finite
+    # number as null): numbers are only in the costs, and in the evidence of findings.
+    if not digest.evidence and all(_finite(cost) for cost in digest.spent.completed):
+        fast = strictjson.exact_json(data)
+        if fast is not None:
+            return fast
+    return _COMPACT.encode(data).encode()
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _finite(cost: AttemptCost) -> bool:
+    return all(type(v) is not float or math.isfinite(v) for v in vars(cost).values())
 
 
 def digest_from(data: Any, unit: tuple[str, str, str]) -> Digest:

@@ -11,8 +11,8 @@ each pair equal on the same runs.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,40 +57,91 @@ class TargetFold:
     """Labels of the units with attempts that drifted or found no recording."""
 
 
-def target_fold(
-    target: str,
-    units: Sequence[tuple[UnitKey, Digest]],
-    golden_dir: Path,
-    scope: RunScope,
-) -> TargetFold:
-    """Add up one target's units (in plan order) and diff them with its golden file."""
-    tallies: dict[str, tuple[Tally, OperationTally]] = {}
-    shared: dict[str, set[str]] = {name: set() for name in SHARED}
-    seen: dict[EntryKey, Digest] = {}
-    for (_, variant, case_id), digest in units:
-        if variant not in tallies:
-            tallies[variant] = (Tally(target, variant), OperationTally())
-        tallies[variant][0].merge(digest.tally)
-        tallies[variant][1].merge(digest.spent)
+@dataclass
+class Part:
+    """What consecutive units of one target add up to, before the golden diff. A worker
+    adds up its chunk's units as they come (they need not cross to the parent one by
+    one); parts joined in plan order (`join`) give what adding each unit would."""
+
+    target: str
+    tallies: dict[str, tuple[Tally, OperationTally]] = field(default_factory=dict)
+    shared: dict[str, set[str]] = field(default_factory=lambda: {name: set() for name in SHARED})
+    seen: dict[EntryKey, Seen] = field(default_factory=dict)
+    stale: list[tuple[StaleUnit, tuple[str, ...]]] = field(default_factory=list)
+    attempts: int = 0
+    unsafe: int = 0
+    problem_units: list[str] = field(default_factory=list)
+
+    def add(self, unit: UnitKey, digest: Digest) -> None:
+        """Add the next unit's digest."""
+        _, variant, case_id = unit
+        known = self.tallies.get(variant)
+        if known is None:
+            known = self.tallies[variant] = (Tally(self.target, variant), OperationTally())
+        known[0].merge(digest.tally)
+        known[1].merge(digest.spent)
         for name in SHARED:
-            shared[name].update(digest.shared[name])
-        seen[(case_id, variant)] = digest
-    diffs, unchanged = _golden(target, seen, golden_dir, scope)
+            self.shared[name].update(digest.shared[name])
+        self.seen[(case_id, variant)] = (digest.entry, digest.causes, digest.evidence)
+        if digest.stale is not None:
+            self.stale.append((digest.stale, digest.described))
+        self.attempts += digest.attempts
+        self.unsafe += digest.unsafe
+        if digest.problems:
+            self.problem_units.append("/".join(unit))
+
+    def join(self, later: Part) -> None:
+        """Add the part of the units that follow this one's."""
+        for variant, (counts, spent) in later.tallies.items():
+            known = self.tallies.get(variant)
+            if known is None:
+                known = self.tallies[variant] = (Tally(self.target, variant), OperationTally())
+            known[0].merge(counts)
+            known[1].merge(spent)
+        for name in SHARED:
+            self.shared[name] |= later.shared[name]
+        self.seen.update(later.seen)
+        self.stale += later.stale
+        self.attempts += later.attempts
+        self.unsafe += later.unsafe
+        self.problem_units += later.problem_units
+
+
+Seen = tuple[GoldenEntry, tuple[str, ...], Mapping[str, Evidence]]
+"""What the golden diff needs of a unit: its entry, why it is stale, its evidence."""
+
+
+def part_of(target: str, units: Iterable[tuple[UnitKey, Digest]]) -> Part:
+    """The part of one target's units (in plan order)."""
+    part = Part(target)
+    for unit, digest in units:
+        part.add(unit, digest)
+    return part
+
+
+def target_fold(
+    target: str, parts: Sequence[Part], golden_dir: Path, scope: RunScope
+) -> TargetFold:
+    """Join one target's parts (in plan order) and diff them with its golden file."""
+    whole = Part(target)
+    for part in parts:
+        whole.join(part)
+    diffs, unchanged = _golden(target, whole.seen, golden_dir, scope)
     return TargetFold(
         target=target,
-        tallies=tuple((counts, spent.figures()) for counts, spent in tallies.values()),
-        shared={name: tuple(sorted(values)) for name, values in shared.items()},
+        tallies=tuple((counts, spent.figures()) for counts, spent in whole.tallies.values()),
+        shared={name: tuple(sorted(values)) for name, values in whole.shared.items()},
         diffs=diffs,
         unchanged=unchanged,
-        stale=tuple((d.stale, d.described) for _, d in units if d.stale is not None),
-        attempts=sum(d.attempts for _, d in units),
-        unsafe=sum(d.unsafe for _, d in units),
-        problem_units=tuple("/".join(key) for key, d in units if d.problems),
+        stale=tuple(whole.stale),
+        attempts=whole.attempts,
+        unsafe=whole.unsafe,
+        problem_units=tuple(whole.problem_units),
     )
 
 
 def _golden(
-    target: str, seen: Mapping[EntryKey, Digest], golden_dir: Path, scope: RunScope
+    target: str, seen: Mapping[EntryKey, Seen], golden_dir: Path, scope: RunScope
 ) -> tuple[tuple[EntryDiff, ...], tuple[tuple[str, str], ...]]:
     """One target's part of `diff_run`."""
     baseline = load_golden(golden_dir, target)
@@ -100,8 +151,7 @@ def _golden(
     unchanged: list[tuple[str, str]] = []
     for key in sorted(set(seen) | set(wanted)):
         before, found = wanted.get(key), seen.get(key)
-        after = found.entry if found is not None else None
-        causes = found.causes if found is not None else ()
+        after, causes, shown = found if found is not None else (None, (), {})
         kind = classify(before, after, stale=bool(causes))
         if kind is None:
             unchanged.append(key)
@@ -112,7 +162,7 @@ def _golden(
         evidence: tuple[Evidence, ...] = ()
         if found is not None and after is not None and kind != "stale":
             added = sorted(set(after.findings) - set(before.findings if before else ()))
-            evidence = tuple(found.evidence[c] for c in added if c in found.evidence)
+            evidence = tuple(shown[c] for c in added if c in shown)
         diffs.append(
             EntryDiff(target, key[0], key[1], kind, before, after, changes, causes, evidence)
         )

@@ -48,11 +48,18 @@ class Planned:
     """The cache entry the unit is taken from; None: it is replayed."""
     digest: Digest | None = None
     digest_bytes: bytes = b""
-    """Its digest as JSON, zlib-compressed, when replayed now (as its worker made it)."""
+    """Its digest as JSON when replayed now (as its worker made it), zlib-compressed in a
+    run too large to fold during the replay (see `digest_json`)."""
     share: Share | None = None
     share_bytes: bytes = b""
     problems: list[AttemptRecord] = field(default_factory=list)
     records: list[AttemptRecord] = field(default_factory=list)
+
+    def digest_json(self) -> bytes:
+        """Its digest as JSON (from `digest_bytes`: JSON starts with `{`, which no zlib
+        stream does)."""
+        data = self.digest_bytes
+        return data if data[:1] == b"{" else zlib.decompress(data)
 
     @property
     def ids(self) -> tuple[str, str, str]:
@@ -178,7 +185,11 @@ def problem_records(pack: Pack, entry: Entry) -> list[AttemptRecord]:
 
 def dumps(value: Any) -> bytes:
     """Compact JSON bytes."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    return _COMPACT.encode(value).encode()
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once: `json.dumps` with options builds an encoder on every call (one per unit)."""
 
 
 def write_packs(
@@ -224,7 +235,7 @@ def write_packs(
                         tuple(len(lines[i]) for i in mine),
                         found[mine[0]] + len(b'"run_id":"'),
                         len(run.run_id),
-                        zlib.decompress(p.digest_bytes),
+                        p.digest_json(),
                         p.share_bytes,
                     )
                     if p.share is not None:

@@ -15,7 +15,6 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Any
 
 from fcreplay.cache.files import write_bytes_atomically
 
@@ -48,10 +47,17 @@ class StatIndex:
         if isinstance(data, dict) and data.get("format") == FORMAT:
             entries = data.get("entries")
             if isinstance(entries, dict):
+                # Checked inline: a cold check of 10k exchanges reads 3,400 entries.
                 self._entries = {
                     name: (entry[0], entry[1], entry[2], entry[3], entry[4])
                     for name, entry in entries.items()
-                    if _entry_shape(entry)
+                    if type(entry) is list
+                    and len(entry) == 5
+                    and type(entry[0]) is int
+                    and type(entry[1]) is int
+                    and type(entry[2]) is int
+                    and type(entry[3]) is int
+                    and type(entry[4]) is str
                 }
 
     def digest(self, path: str | Path) -> str:
@@ -105,12 +111,3 @@ def _content_hash(name: str, size: int) -> str:
 
 
 _BLOCK = 1 << 16
-
-
-def _entry_shape(entry: Any) -> bool:
-    return (
-        isinstance(entry, list)
-        and len(entry) == 5
-        and all(type(value) is int for value in entry[:4])
-        and isinstance(entry[4], str)
-    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +41,10 @@ class Unit:
         """<case_id>.json"""
         return f"{self.case.id}.json"
 
-    @property
+    @cached_property
     def label(self) -> str:
         """target/variant/case, as shown in progress and errors."""
+        # Kept: a run asks each unit's label about ten times (plan, cache, log, progress).
         return f"{self.target.name}/{self.variant}/{self.case.id}"
 
     @property
@@ -77,6 +79,23 @@ def plan_units(
 
     A name selected twice counts once, so no attempt is run or logged twice.
     """
+    selection = (tuple(targets), tuple(variants), tuple(case_ids))
+    for owner, chosen, known in _PLANNED[:1]:  # a copy: another thread may plan meanwhile
+        if owner is suite and chosen == selection:
+            return list(known)
+    units = _plan_units(suite, targets, variants, case_ids)
+    _PLANNED[:] = [(suite, selection, tuple(units))]
+    return units
+
+
+_PLANNED: list[tuple[Suite, tuple[tuple[str, ...], ...], tuple[Unit, ...]]] = []
+"""The latest suite's plan and its selection: a check plans its units more than once
+(the cache, the replay), and the same unit objects keep what they worked out."""
+
+
+def _plan_units(
+    suite: Suite, targets: Sequence[str], variants: Sequence[str], case_ids: Sequence[str]
+) -> list[Unit]:
     config = suite.config
     targets, variants, case_ids = (list(dict.fromkeys(s)) for s in (targets, variants, case_ids))
     chosen_targets = [config.target(name) for name in targets] or list(config.targets)

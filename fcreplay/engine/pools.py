@@ -32,7 +32,16 @@ class Condense(Protocol):
         ...
 
     def take(self, unit: Unit, made: Any) -> None:
-        """Receive what `of` made of `unit` (in the parent, as units finish)."""
+        """Receive what `of` made of `unit` (in the same process, as units finish)."""
+        ...
+
+    def joined(self, made: list[tuple[Unit, Any]]) -> Any:
+        """What a worker sends back of a chunk's units, from what `of` made of each (in
+        plan order); picklable."""
+        ...
+
+    def take_joined(self, units: list[Unit], joined: Any) -> None:
+        """Receive what `joined` made of a chunk's `units` (in the parent)."""
         ...
 
 
@@ -60,8 +69,9 @@ class Chunk:
     """Each line's verdict, unit label and attempt number (for the progress line)."""
     block: bytes
     sizes: list[int]
-    made: list[tuple[int, Any]]
-    """What `Condense.of` made of each unit run, by its index in the run's units."""
+    made: tuple[list[int], Any]
+    """The indexes of the units run (in the run's units), and what `Condense.joined`
+    made of them."""
     observed: CassetteObserver | None
     leak: SecretLeakError | None
     """The guard's refusal of the line after the last one sent, if it refused one."""
@@ -73,7 +83,8 @@ def _replay_chunk(indexes: list[int]) -> Chunk:
     observer = run.source.fresh_observer()
     records: list[AttemptRecord] = []
     lines: list[bytes] = []
-    made: list[tuple[int, Any]] = []
+    made: list[tuple[Unit, Any]] = []
+    done: list[int] = []
     seen: list[tuple[str, str, int]] = []
     keys: list[AttemptKey] = []
 
@@ -91,14 +102,16 @@ def _replay_chunk(indexes: list[int]) -> Chunk:
             run.run_unit(run.units[index], keep)
             if condense is not None:
                 mine = records[start:]
-                made.append((index, condense.of(run.units[index], mine)))
+                made.append((run.units[index], condense.of(run.units[index], mine)))
+                done.append(index)
                 records[start:] = [r for r in mine if condense.keeps(r)]
     except SecretLeakError as exc:
         leak = exc  # what came before the leak is logged, as if the parent made the lines
     # One block, not a string per line: the parent writes it at once, and its heap is
     # not left riddled with the holes of thousands of freed lines.
     block, sizes = b"".join(lines), [len(line) for line in lines]
-    return Chunk(records, keys, seen, block, sizes, made, observer, leak)
+    joined = condense.joined(made) if condense is not None else None
+    return Chunk(records, keys, seen, block, sizes, (done, joined), observer, leak)
 
 
 def run_in_processes(
@@ -130,8 +143,8 @@ def run_in_processes(
                     del future
                     emit(chunk)
                     if condense is not None:
-                        for index, made in chunk.made:
-                            condense.take(run.units[index], made)
+                        indexes, joined = chunk.made
+                        condense.take_joined([run.units[i] for i in indexes], joined)
                     if chunk.leak is not None:
                         raise chunk.leak
                     run.source.merge_observer(chunk.observed)

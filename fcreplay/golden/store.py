@@ -23,8 +23,8 @@ so updating from a run that changed nothing leaves the file byte-identical.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,9 +35,10 @@ from fcreplay.atomic import finish_group
 from fcreplay.canonical import canonical_json
 from fcreplay.confine import confined
 from fcreplay.errors import InputError
+from fcreplay.metrics import signature_key
 from fcreplay.names import SEGMENT, is_path_name
 from fcreplay.record import AttemptRecord
-from fcreplay.sources import line_of, load_json, pointer
+from fcreplay.sources import json_problem, line_of, pointer, read_text
 from fcreplay.version import __version__
 
 GOLDEN_FORMAT = 1
@@ -132,14 +133,17 @@ class GoldenEntry:
     def from_json(cls, data: dict[str, Any]) -> GoldenEntry:
         """Read an entry; `kind` and `calls` are derived from the signature, not read."""
         provenance = data.get("provenance")
+        # Lists, not generators: a golden file is read entry by entry, thousands of them.
         return cls(
             verdict=_verdict(data["verdict"]),
-            verdicts=tuple(sorted((_verdict(k), _count(v)) for k, v in data["verdicts"].items())),
+            verdicts=tuple(sorted([(_verdict(k), _count(v)) for k, v in data["verdicts"].items()])),
             signatures=tuple(
-                SignatureCount(_signature(s["signature"]), _count(s["count"]))
-                for s in data["signatures"]
+                [
+                    SignatureCount(_signature(s["signature"]), _count(s["count"]))
+                    for s in data["signatures"]
+                ]
             ),
-            findings=tuple(_code(code) for code in data["findings"]),
+            findings=tuple([_code(code) for code in data["findings"]]),
             provenance=Provenance(**provenance) if provenance else None,
         )
 
@@ -148,6 +152,16 @@ def _signature(value: Any) -> list[Any] | None:
     # [kind, [names], canonical arguments]; the arguments text is parsed when shown.
     if value is None:
         return None
+    if (
+        type(value) is list
+        and len(value) == 3
+        and type(value[0]) is str
+        and type(value[1]) is list
+        and all(type(name) is str for name in value[1])
+        and type(value[2]) is str
+        and _arguments(value[2])
+    ):
+        return value  # the common case, by exact type
     if not (
         isinstance(value, list)
         and len(value) == 3
@@ -155,16 +169,27 @@ def _signature(value: Any) -> list[Any] | None:
         and isinstance(value[1], list)
         and all(isinstance(name, str) for name in value[1])
         and isinstance(value[2], str)
-        and isinstance(strictjson.loads(value[2]), list)
+        and _arguments(value[2])
     ):
         raise ValueError(f"signature {value!r} is not [kind, [names], arguments JSON]")
     return value
 
 
+@functools.lru_cache(maxsize=1024)
+def _arguments(text: str) -> bool:
+    """Whether `text` is a JSON array (a golden file repeats few distinct ones)."""
+    return isinstance(strictjson.loads(text), list)
+
+
 def _verdict(value: Any) -> str:
+    if type(value) is str and value in _VERDICTS:
+        return value
     if value not in ("pass", "fail", "error"):
         raise ValueError(f"verdict {value!r} is not pass, fail or error")
     return str(value)
+
+
+_VERDICTS = frozenset({"pass", "fail", "error"})
 
 
 def _code(value: Any) -> str:
@@ -174,6 +199,8 @@ def _code(value: Any) -> str:
 
 
 def _count(value: Any) -> int:
+    if type(value) is int and value >= 1:
+        return value
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"count {value!r} is not a whole number of at least 1")
     return value
@@ -214,22 +241,31 @@ def observe(records: Iterable[AttemptRecord]) -> dict[str, Observation]:
     return observed
 
 
+_NO_DECISION = canonical_json(None)
+
+
 def entry_of(records: Sequence[AttemptRecord]) -> GoldenEntry:
     """The entry of one case and variant from the records of its repetitions."""
-    verdicts = Counter(r.verdict for r in records)
-    verdict = "fail" if verdicts["fail"] else ("error" if verdicts["error"] else "pass")
-    counts: Counter[str] = Counter()
+    # Plain dicts, one pass: a check makes one entry per unit it replays.
+    verdicts: dict[str, int] = {}
+    counts: dict[str, int] = {}
     signatures: dict[str, list[Any] | None] = {}
+    codes: set[str] = set()
     for record in records:
-        signature = None if record.signature is None else list(record.signature)
-        if signature is not None:
-            # The golden file keeps the JSON form: the call names as a list.
-            signature[1] = list(signature[1])
-        key = canonical_json(signature)
-        counts[key] += 1
-        signatures.setdefault(key, signature)
+        verdicts[record.verdict] = verdicts.get(record.verdict, 0) + 1
+        key = _NO_DECISION if record.signature is None else signature_key(record.signature)
+        if key in counts:
+            counts[key] += 1
+        else:
+            counts[key] = 1
+            signature = None if record.signature is None else list(record.signature)
+            if signature is not None:
+                # The golden file keeps the JSON form: the call names as a list.
+                signature[1] = list(signature[1])
+            signatures[key] = signature
+        codes.update(f.code for f in record.findings if f.code != "request_drift")
+    verdict = "fail" if "fail" in verdicts else ("error" if "error" in verdicts else "pass")
     ordered = sorted(counts, key=lambda k: (-counts[k], k))
-    codes = {f.code for r in records for f in r.findings if f.code != "request_drift"}
     return GoldenEntry(
         verdict=verdict,
         verdicts=tuple(sorted(verdicts.items())),
@@ -273,7 +309,12 @@ def load_golden(folder: Path, target: str) -> GoldenFile | None:
     finish_group(folder)  # an update killed after its commit point is finished first
     if not path.exists():
         return None
-    document, text = load_json(path)
+    text = read_text(path)
+    try:
+        # From its bytes: a large document is checked at C speed (`strictjson.loads`).
+        document = strictjson.loads(text.encode())
+    except json.JSONDecodeError as exc:
+        raise InputError.at(path, exc.lineno, json_problem(exc)) from None
     version = document.get("fcreplay_golden") if isinstance(document, dict) else None
     if version != GOLDEN_FORMAT:
         raise InputError.at(

@@ -8,12 +8,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from fcreplay.canonical import sorted_json
+from fcreplay.judge.plain_schema import plainly_valid
 from fcreplay.sources import pointer
 from fcreplay.strictjson import sorted_exact_json
 
@@ -39,12 +41,23 @@ class Violation:
 
 def meta_schema_problems(schema: Any) -> list[tuple[str, str]]:
     """Check `schema` against the 2020-12 meta-schema; return (pointer, message) pairs."""
-    meta = Draft202012Validator(
+    if plainly_valid(schema, _is_regex):
+        return []  # what jsonschema would say of it, without its walk
+    errors = sorted(_meta_validator().iter_errors(schema), key=_sort_key)
+    return [(pointer(*error.absolute_path), error.message) for error in errors]
+
+
+@cache
+def _meta_validator() -> Draft202012Validator:
+    # One per process: building it is cheap, but a contract has a schema per tool.
+    return Draft202012Validator(
         Draft202012Validator.META_SCHEMA,
         format_checker=Draft202012Validator.FORMAT_CHECKER,
     )
-    errors = sorted(meta.iter_errors(schema), key=_sort_key)
-    return [(pointer(*error.absolute_path), error.message) for error in errors]
+
+
+def _is_regex(text: str) -> bool:
+    return bool(Draft202012Validator.FORMAT_CHECKER.conforms(text, "regex"))
 
 
 class ArgumentValidator:
