@@ -12,11 +12,23 @@ def confined(path: Path, folder: Path, resolved: dict[Path, Path] | None = None)
 
     A committed symlink under cassettes/, golden/ or runs/ that points elsewhere
     would make fcreplay read or overwrite a file outside the project; one that stays
-    inside the folder is fine. `resolved` keeps the folders already resolved by one
-    run, which checks thousands of files in the same few folders.
+    inside the folder is fine. `resolved` keeps, for one run, `folder` and the folders
+    of the files checked so far that lie inside it, resolved: a run checks thousands of
+    files in the same few folders.
     """
     inside = _resolve(folder, resolved)
-    where = path.resolve() if resolved is None else _resolve_file(path, resolved)
+    if resolved is None or path.name in ("", ".", "..") or path.is_symlink():
+        # The file itself may be the link: only its folder is taken as resolved before.
+        where = path.resolve()
+    else:
+        parent = path.parent
+        if parent in resolved:
+            return path
+        where = parent.resolve()
+        if where == inside or inside in where.parents:
+            resolved[parent] = where
+            return path
+        where /= path.name
     if where != inside and inside not in where.parents:
         raise InputError.at(
             path,
@@ -34,10 +46,3 @@ def _resolve(folder: Path, resolved: dict[Path, Path] | None) -> Path:
     if where is None:
         where = resolved[folder] = folder.resolve()
     return where
-
-
-def _resolve_file(path: Path, resolved: dict[Path, Path]) -> Path:
-    # The file itself may be the link: only its folder is taken as resolved before.
-    if path.name in ("", ".", "..") or path.is_symlink():
-        return path.resolve()
-    return _resolve(path.parent, resolved) / path.name

@@ -221,13 +221,7 @@ class AttemptRecord:
             "cases_version": self.cases_version,
             "fcreplay_version": self.fcreplay_version,
             "expect": self.expect.to_json(),
-            "verdict": self.verdict,
-            "signature": _signature_json(self.signature),
-            "steps": [step.to_json(self.schema_version) for step in self.steps],
-            "findings": [finding.to_json() for finding in self.findings],
-            "transport_error": None
-            if self.transport_error is None
-            else self.transport_error.to_json(),
+            **self.outcome_json(),
         }
         if self.schema_version >= 2:
             data |= self._version_2_json()
@@ -237,12 +231,25 @@ class AttemptRecord:
             data["tags"] = list(self.tags)
         return data
 
+    def outcome_json(self) -> dict[str, Any]:
+        """The members of `to_json` that tell this attempt from the unit's others, in order
+        (`runline` writes the rest once per unit)."""
+        return {
+            "verdict": self.verdict,
+            "signature": _signature_json(self.signature),
+            "steps": [step.to_json(self.schema_version) for step in self.steps],
+            "findings": [finding.to_json() for finding in self.findings],
+            "transport_error": None
+            if self.transport_error is None
+            else self.transport_error.to_json(),
+        }
+
     def _version_2_json(self) -> dict[str, Any]:
         return {
             "fingerprint": None if self.fingerprint is None else self.fingerprint.to_json(),
             "recorded_with": None if self.recorded_with is None else self.recorded_with.to_json(),
             "cassette": self.cassette,
-            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "messages": messages_json(self.messages),
         }
 
     @classmethod
@@ -298,6 +305,11 @@ class AttemptRecord:
             raise RecordShapeError(f"missing key {exc.args[0]!r}") from None
         except (TypeError, ValueError, AttributeError) as exc:
             raise RecordShapeError(f"a value of the wrong shape ({exc})") from None
+
+
+def messages_json(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """A record's `messages` member."""
+    return [{"role": m.role, "content": m.content} for m in messages]
 
 
 def _signature_json(signature: Signature | None) -> list[Any] | None:

@@ -24,6 +24,8 @@ from fcreplay.confine import confined
 from fcreplay.errors import InputError
 from fcreplay.names import RUN_ID, is_name
 from fcreplay.record import AttemptKey, AttemptRecord, RecordShapeError
+from fcreplay.runline import guarded_line
+from fcreplay.runline import record_line as record_line
 from fcreplay.runmarks import RUN_END_KEY, RUN_HEADER, RunEnd, RunHeader, run_end_line
 from fcreplay.sources import json_problem
 
@@ -185,8 +187,9 @@ class RunLogWriter:
     def checked_line(self, record: AttemptRecord) -> str:
         """The record's line once the secret guard has passed it, for `append_line`
         with `checked` (replay workers make their records' lines themselves)."""
-        text = record_line(record)
-        self._guard.check(text, where=f"run log {self.path}")
+        text, suspect = guarded_line(record)
+        if suspect or self._guard.values:
+            self._guard.check(text, where=f"run log {self.path}")
         return text
 
     def append_line(self, key: AttemptKey, text: str, *, checked: bool = False) -> None:
@@ -388,12 +391,3 @@ def newest_finished_run(runs: Path, mode: str | None = None) -> ChosenRun:
     command = "fcreplay record" if mode == "record" else "fcreplay replay` or `fcreplay record"
     skipped = f" ({len(unfinished)} unfinished skipped; name one with --run)" if unfinished else ""
     raise InputError.at(runs, None, f"no {kind} log{skipped}; run `{command}` first")
-
-
-def record_line(record: AttemptRecord) -> str:
-    """The record as its run-log line, newline included."""
-    return _LINE.encode(record.to_json()) + "\n"
-
-
-_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""Made once: `json.dumps` with options builds an encoder on every call."""

@@ -127,13 +127,28 @@ def _large_problem(value: Any, text: bytes, max_depth: int) -> str | None:
     spaces or more holds an element of a container `max_depth` deep, and without one
     no container is deeper than `max_depth`; with one, the walk decides.
     """
-    shapes = text.translate(_DIGITS)
-    if shapes.startswith(_WIDE_DIGITS) or b" " + _WIDE_DIGITS in shapes:
+    if _wide_run(text.translate(_DIGITS)):
         return "wide"
     indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     if b"\n" + b" " * (2 * max_depth) in indented:
         return _parsed_problem(value, max_depth)
     return None
+
+
+def _wide_run(shapes: bytes) -> bool:
+    """Whether `shapes` (a text translated by `_DIGITS`) holds `_WIDE_DIGITS` after no
+    letter: run by run, looking for the digits alone (a quicker search than with the
+    space before them); a run after a letter is passed over."""
+    at = shapes.find(_WIDE_DIGITS)
+    while at >= 0:
+        # The first match starts its run of digits: what comes before is no digit.
+        if at == 0 or shapes[at - 1] == 0x20:
+            return True
+        end = at + len(_WIDE_DIGITS)
+        while end < len(shapes) and shapes[end] == 0x30:
+            end += 1
+        at = shapes.find(_WIDE_DIGITS, end)
+    return False
 
 
 _WIDE = 2.0**63
@@ -180,6 +195,17 @@ def exact_json(value: Any) -> bytes | None:
         return orjson.dumps(value, option=_PLAIN)
     except TypeError:
         return None
+
+
+def sorted_exact_json(value: Any) -> bytes | None:
+    """`exact_json` with every object's keys sorted: equal bytes for values equal but for
+    key order; None as for `exact_json`, and when it writes a `null` (which may stand
+    for NaN): the caller falls back to `canonical.sorted_json`."""
+    try:
+        exact = orjson.dumps(value, option=_PLAIN | orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+    return None if b"null" in exact else exact
 
 
 _PLAIN = (
@@ -254,46 +280,73 @@ _INTERNED_LIMIT = 256
 def exact_members(value: Any) -> bytes | None:
     """`exact_json(value)`, with the interned members of a top-level object not written
     again (they are what makes the bytes long)."""
+    parts = exact_parts(value)
+    if parts is None:
+        return None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def exact_parts(value: Any) -> list[bytes] | None:
+    """`exact_members(value)` in pieces that join to it: text written now, then the kept
+    bytes of an interned member (the very object `interned` keeps), then text, and so
+    on; a value without interned members is one piece. None as for `exact_json`.
+
+    The pieces of two values compare, and hash, without copying the kept bytes: most
+    of a request body, which every request of a suite sends alike.
+    """
     if type(value) is not dict or not _EXACT:
-        return exact_json(value)
+        exact = exact_json(value)
+        return None if exact is None else [exact]
     parts: list[bytes] = []
+    text, comma = b"{", b""
     run: dict[str, Any] = {}
     for key, member in value.items():
         known = _EXACT.get(id(member))
         if known is None or known[0] is not member:
             run[key] = member
-        elif type(key) is not str:
-            return exact_json(value)
-        else:
-            if not _written_into(parts, run):
+            continue
+        if type(key) is not str:
+            exact = exact_json(value)
+            return None if exact is None else [exact]
+        if run:
+            written = exact_json(run)
+            if written is None:
                 return None
-            parts.append(orjson.dumps(key) + b":" + known[1])
+            text, comma, run = text + comma + written[1:-1], b",", {}
+        parts.append(text + comma + orjson.dumps(key) + b":")
+        parts.append(known[1])
+        text, comma = b"", b","
     if not parts:
-        return exact_json(value)
-    return b"{" + b",".join(parts) + b"}" if _written_into(parts, run) else None
-
-
-def _written_into(parts: list[bytes], run: dict[str, Any]) -> bool:
-    """Append the members gathered in `run` as JSON without its braces, and empty it;
-    False when they are not plain JSON data."""
+        exact = exact_json(value)
+        return None if exact is None else [exact]
     if run:
         written = exact_json(run)
         if written is None:
-            return False
-        parts.append(written[1:-1])
-        run.clear()
-    return True
+            return None
+        text += comma + written[1:-1]
+    parts.append(text + b"}")
+    return parts
 
 
 def same_members(left: Any, right: Any) -> bool:
     """Whether `left` and `right` have the same `exact_json` bytes and are equal (no NaN
     hides behind a `null`); interned members are not written again (`exact_members`).
     False also when either is not plain JSON data."""
-    one = exact_members(left)
-    if one is None or one != exact_members(right):
+    one = exact_parts(left)
+    if one is None:
         return False
-    # Equal bytes are equal values, unless a non-finite float was written as null.
-    return b"null" not in one or left == right
+    two = exact_parts(right)
+    if two is None:
+        return False
+    if one != two:
+        # The same bytes in other pieces: a member interned on one side only.
+        joined = b"".join(one)
+        if joined != b"".join(two):
+            return False
+        return b"null" not in joined or left == right
+    # Equal bytes are equal values, unless a non-finite float was written as null; the
+    # kept pieces are of interned values, which hold none.
+    return not any(b"null" in text for text in one[::2]) or left == right
 
 
 def _too_deep(text: str, max_depth: int) -> JSONLimitError:

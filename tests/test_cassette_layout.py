@@ -363,3 +363,21 @@ def test_proxy_and_plugin_cassettes_share_their_tool_lists_too(tmp_path: Path) -
     assert (document["fcreplay"]["format"], list(document["shared"].values())) == (2, [TOOLS])
     back = load_traffic(path)
     assert back is not None and [i.request.body for i in back] == [turn("a"), turn("b")]
+
+
+def test_a_shared_block_edited_past_its_opening_is_read_as_it_now_stands(tmp_path: Path) -> None:
+    # The parsed blocks are kept by their text: one that begins alike, or that a known text
+    # begins, is another block and is read as such.
+    path, _ = written(tmp_path, [exchange(turn("a")), exchange(turn("b"))])
+    text = path.read_text(encoding="utf-8")
+    assert readable(path)[0].request.body["tools"] == TOOLS
+    edited = tmp_path / "edited.json"
+    edited.write_text(text.replace('"get_order"', '"get_parcel"'), encoding="utf-8")
+    renamed = [{"type": "function", "function": {**TOOLS[0]["function"], "name": "get_parcel"}}]
+    assert [i.request.body["tools"] for i in readable(edited)] == [renamed, renamed]
+    longer = tmp_path / "longer.json"
+    extra = ',\n  "tools-000000000000": []\n }'
+    block_end = text.index('\n },\n "interactions": ')
+    longer.write_text(text[:block_end] + extra + text[block_end + 3 :], encoding="utf-8")
+    assert [i.request.body["tools"] for i in readable(longer)] == [TOOLS, TOOLS]
+    assert readable(path)[1].request.body["tools"] == TOOLS

@@ -136,3 +136,30 @@ def test_a_copy_equals_deepcopys_and_shares_no_container_with_the_original(value
 
     mutable = {id(c) for c in containers(value) if not isinstance(c, tuple)}
     assert not mutable & {id(c) for c in containers(made) if not isinstance(c, tuple)}
+
+
+KEPT = [[{"name": "lookup", "n": 1}], [None, {"deep": [1.0, True]}]]
+"""Values interned once, as a suite's tool lists are: members the pieces keep whole."""
+for _kept in KEPT:
+    strictjson.interned(_kept)
+MEMBERS = st.dictionaries(
+    st.sampled_from(["tools", "model", "null", "a"]), st.sampled_from(KEPT) | VALUES, max_size=4
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(MEMBERS, st.sampled_from(["tools", "model", "null", "a"]), st.integers(0, 2))
+def test_pieces_join_to_the_exact_bytes_and_compare_as_they_do(
+    body: dict[str, Any], key: str, change: int
+) -> None:
+    parts = strictjson.exact_parts(body)
+    exact = strictjson.exact_json(body)
+    assert (None if parts is None else b"".join(parts)) == exact
+    assert strictjson.exact_members(body) == exact
+    # The same body with one member an equal copy (not interned), or another value.
+    other = dict(body)
+    if key in other:
+        other[key] = copy.deepcopy(other[key]) if change else KEPT[0]
+    one, two = strictjson.exact_json(body), strictjson.exact_json(other)
+    same = one is not None and one == two and (b"null" not in one or body == other)
+    assert strictjson.same_members(body, other) is same

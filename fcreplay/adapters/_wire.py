@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
@@ -180,7 +181,7 @@ def declarations(
     with _DECLARED_LOCK:
         hit = _DECLARED.get(key)
     # The entry holds the tools, so their ids cannot be reused while it exists.
-    if hit is None or any(a is not b for a, b in zip(hit[0], tools, strict=True)):
+    if hit is None or not all(map(operator.is_, hit[0], tools)):
         built = [build(tool, strict) for tool in tools]
         copied = json.loads(json.dumps(built, ensure_ascii=False))
         hit = (tuple(tools), strictjson.interned(copied))

@@ -125,28 +125,31 @@ def read_split(raw: bytes, max_depth: int) -> Any | None:
 
     The block is cut out at the newlines around it (a newline is never inside a JSON
     string) and `null` put in its place; the rest parses with `shared` as its one
-    top-level key holding that `null` (the word occurs once) only where the cut was
-    exactly the block's value, which then parses on its own, one level less deep.
+    top-level key holding that `null` (the word occurs once in the rest) only where the
+    cut was exactly the block's value, which then parses on its own, one level less deep.
     """
     start = raw.find(_SPLIT_START)
-    if start < 0 or raw.count(b'"shared"') != 1:
+    if start < 0:
         return None
     start += len(_SPLIT_START)
-    end = raw.find(_SPLIT_END, start)
+    end, table = _known_table(raw, start)
     if end < 0:
+        end = raw.find(_SPLIT_END, start)
+        if end < 0:
+            return None
+    view = memoryview(raw)
+    rest = b"".join((view[:start], b"null", view[end:]))
+    if rest.count(b'"shared"') != 1:
         return None
     try:
-        document = strictjson.loads(raw[:start] + b"null" + raw[end:], max_depth=max_depth)
-        text = raw[start:end]
-        table = _TABLES.get(text)
+        document = strictjson.loads(rest, max_depth=max_depth)
         if table is None:
+            text = raw[start:end]
             table = strictjson.loads(text, max_depth=max_depth - 1)
             if type(table) is not dict:
                 return None
             table = {name: strictjson.interned(value) for name, value in table.items()}
-            if len(_TABLES) >= 256:
-                _TABLES.clear()
-            _TABLES[text] = table
+            _keep_table(text, table)
     except ValueError:
         return None
     if type(document) is not dict or SHARED not in document or document[SHARED] is not None:
@@ -157,8 +160,26 @@ def read_split(raw: bytes, max_depth: int) -> Any | None:
 
 _SPLIT_START = b'\n "shared": '
 _SPLIT_END = b',\n "interactions": '
-_TABLES: dict[bytes, dict[str, Any]] = {}
-"""Parsed `shared` blocks by their text."""
+_TABLES: dict[bytes, list[tuple[bytes, dict[str, Any]]]] = {}
+"""Parsed `shared` blocks with their text, by the text's first bytes (which hold the
+first value's name, made from its content)."""
+_OPENING = 40
+
+
+def _known_table(raw: bytes, start: int) -> tuple[int, dict[str, Any] | None]:
+    """Where the block starting at `start` ends and its parsed table, when its text is one
+    parsed before; else (-1, None). A known text followed by the block's end is the whole
+    block: the end found first in the earlier file would be found first here too."""
+    for text, table in _TABLES.get(raw[start : start + _OPENING], ()):
+        if raw.startswith(text, start) and raw.startswith(_SPLIT_END, start + len(text)):
+            return start + len(text), table
+    return -1, None
+
+
+def _keep_table(text: bytes, table: dict[str, Any]) -> None:
+    if sum(map(len, _TABLES.values())) >= 256:
+        _TABLES.clear()
+    _TABLES.setdefault(text[:_OPENING], []).append((text, table))
 
 
 def expand_cassette(

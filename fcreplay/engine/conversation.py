@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from fcreplay.adapters.protocol import ClientAdapter
@@ -72,9 +72,10 @@ def converse(
     model_reported: str | None = None
     max_steps = 1 if unit.single_turn else suite.config.max_steps
     step_limit = False
+    tools = unit_tools(suite, unit)
     for step in range(max_steps):
         request = adapter.build_request(
-            unit.target.model, history, unit_tools(suite, unit), unit_settings(suite, unit, step)
+            unit.target.model, history, tools, unit_settings(suite, unit, step)
         )
         request = with_target_options(request, unit.target)
         requests.append(request)
@@ -93,28 +94,32 @@ def converse(
             break
         decision = outcome
         model_reported = model_reported or decision.model
+        executions: tuple[Execution, ...] = ()
+        ended = not decision.calls or decision.kind != "tool_call" or unit.single_turn
+        if not ended:
+            if step == max_steps - 1:
+                step_limit = ended = True
+            elif suite.executor is None:
+                ended_by = Aborted(
+                    "no_tool_results",
+                    "the model called a tool but the suite has no tool_results file to answer it",
+                )
+                ended = True
+            else:
+                # The turn is made with its answers (no second, replaced Turn).
+                executions = tuple(suite.executor.execute(call) for call in decision.calls)
         turns.append(
             Turn(
                 request.body_sha256,
                 decision,
+                executions,
                 request_body=request.body,
                 latency_ms=sent.latency_ms,
                 retries=sent.retries,
             )
         )
-        if not decision.calls or decision.kind != "tool_call" or unit.single_turn:
+        if ended:
             break
-        if step == max_steps - 1:
-            step_limit = True
-            break
-        if suite.executor is None:
-            ended_by = Aborted(
-                "no_tool_results",
-                "the model called a tool but the suite has no tool_results file to answer it",
-            )
-            break
-        executions = tuple(suite.executor.execute(call) for call in decision.calls)
-        turns[-1] = replace(turns[-1], executions=executions)
         history = adapter.append_tool_result(
             history, decision, [execution.result for execution in executions]
         )

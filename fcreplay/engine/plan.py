@@ -30,7 +30,16 @@ class Unit:
 
     def cassette_path(self, cassettes: Path) -> Path:
         """cassettes/<target>/<variant>/<case_id>.json"""
-        return cassettes / self.target.name / self.variant / f"{self.case.id}.json"
+        return self.cassette_folder(cassettes) / self.cassette_name
+
+    def cassette_folder(self, cassettes: Path) -> Path:
+        """cassettes/<target>/<variant>, which the cassettes of a target's variant share."""
+        return cassettes / self.target.name / self.variant
+
+    @property
+    def cassette_name(self) -> str:
+        """<case_id>.json"""
+        return f"{self.case.id}.json"
 
     @cached_property
     def label(self) -> str:
@@ -127,8 +136,8 @@ _SETTINGS_LIMIT = 1 << 18
 
 def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     """Request settings for one step of one unit (only the first step differs)."""
-    made = next((known for owner, known in _SETTINGS if owner is suite), None)
-    if made is None or len(made) > _SETTINGS_LIMIT:  # another suite, or many runs of it
+    owner, made = _SETTINGS[0] if _SETTINGS else (None, {})
+    if owner is not suite or len(made) > _SETTINGS_LIMIT:  # another suite, or many runs
         made = {}
         _SETTINGS[:] = [(suite, made)]
     key = (id(unit), step == 0)

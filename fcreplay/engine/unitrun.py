@@ -38,6 +38,8 @@ class UnitRun:
     """Told of every retry while recording (replay never waits, so never says)."""
     _resolved: dict[Path, Path] = field(default_factory=dict)
     """The cassette folders resolved so far (`confine.confined`)."""
+    _folders: dict[tuple[str, str], Path] = field(default_factory=dict)
+    """Each target's variant's cassette folder (`Unit.cassette_folder`)."""
 
     def run_unit(self, unit: Unit, emit: Emit) -> None:
         """Run the attempts of one unit not already done, emitting each record."""
@@ -55,7 +57,10 @@ class UnitRun:
         meta = CassetteMeta(
             unit.target.name, adapter.NAME, unit.variant, unit.case.id, recorded_with=fingerprint
         )
-        path = confined(unit.cassette_path(self.cassettes), self.cassettes, self._resolved)
+        folder = self._folders.get(key := (unit.target.name, unit.variant))
+        if folder is None:
+            folder = self._folders[key] = unit.cassette_folder(self.cassettes)
+        path = confined(folder / unit.cassette_name, self.cassettes, self._resolved)
         cassette = (
             UnitCassette.load(path, meta, self.suite.config.limits, staged=self.resuming)
             if self.reads_disk

@@ -17,6 +17,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from fcreplay.canonical import sorted_json
 from fcreplay.judge.plain_schema import plainly_valid
 from fcreplay.sources import pointer
+from fcreplay.strictjson import sorted_exact_json
 
 JsonPath = tuple[str | int, ...]
 
@@ -68,7 +69,7 @@ class ArgumentValidator:
         self._validator = Draft202012Validator(
             schema, format_checker=Draft202012Validator.FORMAT_CHECKER
         )
-        self._seen: dict[str, tuple[Violation, ...]] = {}
+        self._seen: dict[bytes | str, tuple[Violation, ...]] = {}
 
     def is_valid(self, instance: Any) -> bool:
         """Return whether `instance` satisfies the schema."""
@@ -81,7 +82,10 @@ class ArgumentValidator:
         arguments again and again, and the validator, the repair policy and the
         fake executor all ask about the same call.
         """
-        key = sorted_json(instance)
+        # Bytes for plain data, a string otherwise: the two never collide.
+        key: bytes | str | None = sorted_exact_json(instance)
+        if key is None:
+            key = sorted_json(instance)
         known = self._seen.get(key)
         if known is None:
             found: dict[tuple[str, str], Violation] = {}

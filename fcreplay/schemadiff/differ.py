@@ -52,7 +52,7 @@ from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
 from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
-from fcreplay.strictjson import exact_json, exact_members
+from fcreplay.strictjson import exact_json, exact_parts
 
 if TYPE_CHECKING:
     from fcreplay.cassettes.store import Cassette
@@ -128,6 +128,7 @@ class SchemaDiffer:
         self._seen: dict[tuple[StepSettings, bytes], _Seen] = {}
         self._expected: dict[tuple[str, str, bool], StepSettings] = {}
         self._reducible: dict[str, bool] = {}
+        self._digests: dict[tuple[bytes, ...], bytes] = {}
         self._requests = 0
         self._cassettes = 0
 
@@ -146,6 +147,7 @@ class SchemaDiffer:
         if shared:
             differ._reducible = self._reducible
             differ._expected = self._expected
+            differ._digests = self._digests
         return differ
 
     def collected(self) -> Collected:
@@ -180,16 +182,7 @@ class SchemaDiffer:
     def merge(self, other: Any) -> None:
         """Add what another differ collected (a replay worker's share)."""
         assert isinstance(other, SchemaDiffer)
-        for key, seen in other._seen.items():
-            mine = self._seen.get(key)
-            if mine is None:
-                self._seen[key] = seen
-            else:
-                mine.count += seen.count
-        self.missing += other.missing
-        self._skipped += other._skipped
-        self._requests += other._requests
-        self._cassettes += other._cassettes
+        self.absorb(other.collected())
 
     def add(self, cassette: Cassette, unit: Unit) -> None:
         """Count every request of `cassette`, recorded for `unit`."""
@@ -270,13 +263,20 @@ class SchemaDiffer:
             if full.tool_names or not same:
                 self._reducible[name] = reducible = same
         value = reduced if reducible else body
-        # Exact bytes do not depend on which objects are shared (every request of a
-        # cassette shares its one tool list); a digest of them is what is kept.
-        exact = exact_members(value)
-        if exact is None:
+        # A digest of the exact bytes, which do not depend on which objects are shared;
+        # reduced bodies repeat, and their pieces (`exact_parts`) find it again.
+        parts = exact_parts(value)
+        if parts is None:
             # Not plain JSON values (an odd YAML cassette); the marker keeps the two apart.
             exact = b"\0" + json.dumps(value, sort_keys=True, default=repr).encode()
-        return hashlib.sha256(exact).digest()
+            return hashlib.sha256(exact).digest()
+        key = tuple(parts) if reducible else None
+        digest = self._digests.get(key) if key is not None else None
+        if digest is None:
+            digest = hashlib.sha256(b"".join(parts)).digest()
+            if key is not None and len(self._digests) < 4096:
+                self._digests[key] = digest
+        return digest
 
     def result(self) -> SchemaDiffResult:
         """Diff each distinct declaration once and fold identical changes."""
