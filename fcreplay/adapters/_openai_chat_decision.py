@@ -196,8 +196,9 @@ class _StreamedTurn:
 
     def _delta(self, delta: Mapping[str, Any]) -> None:
         for key in _STREAMED_TEXT:
-            if isinstance(delta.get(key), str):
-                self.texts.setdefault(key, []).append(delta[key])
+            # A delta holds one or two of these keys: most lookups find nothing.
+            if key in delta and isinstance(text := delta[key], str):
+                self.texts.setdefault(key, []).append(text)
         for item in as_list(delta.get("tool_calls")):
             if isinstance(item, dict):
                 self._tool_call(item)

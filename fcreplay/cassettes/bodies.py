@@ -48,11 +48,14 @@ def read_headers(value: Any) -> dict[str, str]:
         return {}
     found: dict[str, str] = {}
     for name, values in value.items():
-        if isinstance(values, list | tuple):
+        # Every cassette's headers: a name and a list of one string, nearly always.
+        if type(values) is list or isinstance(values, list | tuple):
             if not values:
                 continue
             values = values[0]
-        found.setdefault(str(name).lower(), str(values))
+        key = name.lower() if type(name) is str else str(name).lower()
+        if key not in found:
+            found[key] = values if type(values) is str else str(values)
     return found
 
 
