@@ -39,17 +39,21 @@ def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Finger
     )
 
 
-_SETTINGS: dict[tuple[str, tuple[RequestSettings, RequestSettings], int], str] = {}
-"""Settings hashes by what they hash: a run has few distinct settings, many units."""
+_SETTINGS: dict[tuple[str, int, int, int], tuple[tuple[RequestSettings, ...], str]] = {}
+"""Settings hashes by the ids of the settings objects they hash (held, so the ids are not
+reused): a run has few distinct settings, each one object for many units (`unit_settings`);
+equal settings in other objects hash again, to the same digest."""
 
 
 def _settings_hash(model: str, turns: tuple[RequestSettings, RequestSettings], steps: int) -> str:
-    key = (model, turns, steps)
-    digest = _SETTINGS.get(key)
-    if digest is None:
-        if len(_SETTINGS) >= 1024:
-            _SETTINGS.clear()
-        digest = _SETTINGS[key] = intern(_hash([model, [asdict(t) for t in turns], steps]))
+    key = (model, id(turns[0]), id(turns[1]), steps)
+    known = _SETTINGS.get(key)
+    if known is not None and known[0][0] is turns[0] and known[0][1] is turns[1]:
+        return known[1]
+    if len(_SETTINGS) >= 1024:
+        _SETTINGS.clear()
+    digest = intern(_hash([model, [asdict(t) for t in turns], steps]))
+    _SETTINGS[key] = (turns, digest)
     return digest
 
 

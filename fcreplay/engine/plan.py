@@ -150,8 +150,12 @@ def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     return settings
 
 
+_CHOSEN: list[tuple[Suite, dict[tuple[int, str, ToolChoice], tuple[Target, RequestSettings]]]] = []
+"""The latest suite's settings by target (its id), variant and tool choice: what they
+depend on besides the suite, alike for most of a target's units (one object for all)."""
+
+
 def _unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
-    config = suite.config
     if unit.variant == "no_tools":
         choice = ToolChoice("no_tools")
     elif unit.variant == "forced":
@@ -160,6 +164,23 @@ def _unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
         choice = unit.case.tool_choice
     else:
         choice = ToolChoice("auto")  # a case's choice is for its first turn only
+    owner, chosen = _CHOSEN[0] if _CHOSEN else (None, {})
+    if owner is not suite or len(chosen) > _SETTINGS_LIMIT:
+        chosen = {}
+        _CHOSEN[:] = [(suite, chosen)]
+    key = (id(unit.target), unit.variant, choice)
+    hit = chosen.get(key)
+    if hit is not None and hit[0] is unit.target:  # held: the id is not reused meanwhile
+        return hit[1]
+    settings = _made_settings(suite, unit.target, unit.variant, choice)
+    chosen[key] = (unit.target, settings)
+    return settings
+
+
+def _made_settings(
+    suite: Suite, target: Target, variant: str, choice: ToolChoice
+) -> RequestSettings:
+    config = suite.config
     values: dict[str, Any] = {
         "temperature": config.temperature,
         "top_p": config.top_p,
@@ -167,11 +188,9 @@ def _unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
         "parallel_tool_calls": config.parallel_tool_calls,
     }
     # Settings recent models of a format reject come only from the target's own table.
-    for name in get_adapter(unit.target.adapter).CAPABILITIES.opt_in_settings:
+    for name in get_adapter(target.adapter).CAPABILITIES.opt_in_settings:
         values[name] = None
-    values.update(unit.target.settings.as_dict())
-    if unit.variant == "no_tools":
+    values.update(target.settings.as_dict())
+    if variant == "no_tools":
         values["parallel_tool_calls"] = None  # no tools, no policy for them
-    return RequestSettings(
-        tool_choice=choice, strict=unit.target.strict, stream=unit.target.stream, **values
-    )
+    return RequestSettings(tool_choice=choice, strict=target.strict, stream=target.stream, **values)
