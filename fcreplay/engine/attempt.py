@@ -102,6 +102,10 @@ _OUTLINED: list[tuple[Suite, Unit, int, SentSettings, ExpectedOutline]] = []
 """The latest unit's settings and outline as records hold them (its attempts come in a row)."""
 
 
+_SENT: dict[tuple[int, int], tuple[object, SentSettings]] = {}
+_OUTLINES: dict[int, tuple[object, ExpectedOutline]] = {}
+
+
 def _unit_outline(suite: Suite, unit: Unit, max_steps: int) -> tuple[SentSettings, ExpectedOutline]:
     if _OUTLINED:
         known = _OUTLINED[0]
@@ -109,19 +113,34 @@ def _unit_outline(suite: Suite, unit: Unit, max_steps: int) -> tuple[SentSetting
             return known[3], known[4]
     settings = unit_settings(suite, unit, 0)
     expected = unit.expectation
-    sent = _one_of_equals(
-        SentSettings(
-            tool_choice=settings.tool_choice.mode,
-            forced_tool=settings.tool_choice.tool,
-            parallel_tool_calls=settings.parallel_tool_calls,
-            strict=settings.strict,
-            temperature=settings.temperature,
-            max_output_tokens=settings.max_output_tokens,
-            stream=settings.stream,
-            max_steps=max_steps,
+    # By the objects they are made from (held, so the ids are not reused): many units
+    # share their settings object, the variants of a case its expectation.
+    known_sent = _SENT.get((id(settings), max_steps))
+    if known_sent is not None and known_sent[0] is settings:
+        sent = known_sent[1]
+    else:
+        sent = _one_of_equals(
+            SentSettings(
+                tool_choice=settings.tool_choice.mode,
+                forced_tool=settings.tool_choice.tool,
+                parallel_tool_calls=settings.parallel_tool_calls,
+                strict=settings.strict,
+                temperature=settings.temperature,
+                max_output_tokens=settings.max_output_tokens,
+                stream=settings.stream,
+                max_steps=max_steps,
+            )
         )
-    )
-    outline = _one_of_equals(ExpectedOutline(expected.kind, tuple(expected.tools)))
+        _SENT[(id(settings), max_steps)] = (settings, sent)
+    known_outline = _OUTLINES.get(id(expected))
+    if known_outline is not None and known_outline[0] is expected:
+        outline = known_outline[1]
+    else:
+        outline = _one_of_equals(ExpectedOutline(expected.kind, tuple(expected.tools)))
+        _OUTLINES[id(expected)] = (expected, outline)
+    for made in (_SENT, _OUTLINES):
+        if len(made) >= 4096:
+            made.clear()
     _OUTLINED[:] = [(suite, unit, max_steps, sent, outline)]
     return sent, outline
 
