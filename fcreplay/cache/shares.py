@@ -12,7 +12,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -102,13 +102,20 @@ class UnitShares:
         assert isinstance(other, UnitShares)
         # A worker's settings come unpickled, each its own copy: one kept per distinct
         # value, or a large suite's shares would hold its tool names thousands of times.
-        known = self._settings
+        # One pickle keeps one object per value it met: looked up by identity, each is
+        # hashed (a dataclass of tuples) once per chunk, not once per request.
+        known, mine = self._settings, self.shares
+        ours: dict[int, StepSettings] = {}
         for path, share in other.shares.items():
-            seen = tuple(
-                (known.setdefault(expected, expected), sys.intern(hashed), count)
-                for expected, hashed, count in share.seen
+            seen = []
+            for expected, hashed, count in share.seen:
+                kept = ours.get(id(expected))
+                if kept is None:
+                    kept = ours[id(expected)] = known.setdefault(expected, expected)
+                seen.append((kept, sys.intern(hashed), count))
+            mine[path] = Share(
+                tuple(seen), share.requests, share.cassettes, share.missing, share.skipped
             )
-            self.shares[path] = replace(share, seen=seen)
         for hashed, request in other.bodies.items():
             self.bodies.setdefault(hashed, request)
 
