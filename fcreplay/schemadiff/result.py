@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fcreplay.schemadiff.classes import CLASSES, SchemaChange, difference_key
 from fcreplay.schemadiff.tool_settings import StepSettings
 from fcreplay.structdiff import MISSING
 
@@ -108,3 +110,57 @@ class Collected:
     cassettes: int
     missing: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+
+
+class Folder:
+    """Folds identical changes of one target across requests, counting the requests."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, tuple[SchemaChange, tuple[Any, ...]]] = {}
+        """A change's key, once per change (one declaration's are met by many requests);
+        the change is kept with it, so its id is not reused while the folder lives."""
+        self._slots: dict[tuple[Any, ...], list[Any]] = {}
+
+    def add(self, target: str, change: SchemaChange, count: int, example: str) -> None:
+        """Count `change`, met in `count` requests like the one in `example`."""
+        known = self._keys.get(id(change))
+        if known is None:
+            key = (
+                change.tool,
+                change.pointer,
+                change.kind,
+                difference_key(change.contract),
+                difference_key(change.sent),
+                change.documented,
+            )
+            known = self._keys[id(change)] = (change, key)
+        fold_key = (target, *known[1])
+        slot = self._slots.get(fold_key)
+        if slot is None:
+            self._slots[fold_key] = [change, count, example]
+        else:
+            slot[1] += count
+
+    def entries(
+        self, order: Mapping[str, int], status: Callable[[str], str]
+    ) -> list[SchemaDiffEntry]:
+        """The folded entries, in the targets' `order`, then by tool, pointer and class."""
+        made = []
+        for key, (change, count, example) in self._slots.items():
+            entry = SchemaDiffEntry(
+                target=key[0],
+                tool=change.tool,
+                pointer=change.pointer,
+                kind=change.kind,
+                contract=change.contract,
+                sent=change.sent,
+                count=count,
+                example=example,
+                documented=change.documented,
+                status=status(change.kind),
+            )
+            target, tool, pointer, kind, contract, sent, _ = key
+            place = (order.get(target, len(order)), target, tool or "", pointer)
+            made.append((entry, (*place, CLASSES.index(kind), contract, sent)))
+        made.sort(key=lambda item: item[1])
+        return [entry for entry, _ in made]
