@@ -41,18 +41,15 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
-from fcreplay.canonical import canonical_json
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
-from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
-from fcreplay.neutral import RequestView
-from fcreplay.schemadiff.classes import ALLOWABLE, SchemaChange
-from fcreplay.schemadiff.result import Collected, Folder, SeenRequests
+from fcreplay.schemadiff.classes import ALLOWABLE
+from fcreplay.schemadiff.result import Collected, DeclarationKey, Folder, ReadBack, SeenRequests
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
 from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
-from fcreplay.strictjson import exact_json, exact_parts
+from fcreplay.strictjson import exact_parts
 
 if TYPE_CHECKING:
     from fcreplay.cassettes.store import Cassette
@@ -278,36 +275,17 @@ class SchemaDiffer:
                 self._digests[key] = digest
         return digest
 
-    def result(self) -> SchemaDiffResult:
-        """Diff each distinct declaration once and fold identical changes."""
-        declarations: dict[tuple[str, bool, tuple[str, ...], str], list[SchemaChange]] = {}
+    def result(self, read_back: ReadBack | None = None) -> SchemaDiffResult:
+        """Diff each distinct declaration once and fold identical changes (`read_back`:
+        what was read back of requests already, to read the rest back into)."""
+        reads = read_back if read_back is not None else ReadBack(self.suite.contract)
+        declarations: set[DeclarationKey] = set()
         folder = Folder()
-        # Requests of one fingerprint read back alike, whatever their step should send;
-        # equal exact bytes of the declared tools make equal canonical JSON.
-        read: dict[tuple[str, bytes], tuple[list[ToolSpec], str, RequestView]] = {}
-        canonical: dict[bytes, str] = {}
         for (expected, fingerprint), seen in self._seen.items():
             client = adapter = get_adapter(expected.adapter)
             assert _reads_back(adapter)  # `add` collects no other
-            known = read.get((expected.adapter, fingerprint))
-            if known is None:
-                specs = adapter.sent_tools(seen.body)
-                declared = [spec.to_json() for spec in specs]
-                exact = exact_json(declared)
-                sent_key = canonical.get(exact) if exact is not None else None
-                if sent_key is None:
-                    sent_key = canonical_json(declared)
-                    if exact is not None:
-                        canonical[exact] = sent_key
-                view = adapter.read_request(seen.body, seen.uri)
-                known = read[(expected.adapter, fingerprint)] = (specs, sent_key, view)
-            specs, sent_key, view = known
-            key = (expected.adapter, expected.strict, expected.tools, sent_key)
-            changes = declarations.get(key)
-            if changes is None:
-                changes = declarations[key] = declaration_differences(
-                    self.suite.contract, adapter, expected.strict, expected.tools, specs
-                )
+            key, changes, view = reads.of(adapter, expected, fingerprint, seen.body, seen.uri)
+            declarations.add(key)
             capabilities = client.CAPABILITIES
             knob = expected.choice.mode in capabilities.parallel_knob
             carried = expected.choice.mode in capabilities.tool_choice_modes

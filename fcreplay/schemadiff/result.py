@@ -6,8 +6,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.canonical import canonical_json
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.neutral import RequestView
 from fcreplay.schemadiff.classes import CLASSES, SchemaChange, difference_key
-from fcreplay.schemadiff.tool_settings import StepSettings
+from fcreplay.schemadiff.tool_settings import StepSettings, declaration_differences
+from fcreplay.strictjson import exact_json
 from fcreplay.structdiff import MISSING
 
 
@@ -164,3 +169,52 @@ class Folder:
             made.append((entry, (*place, CLASSES.index(kind), contract, sent)))
         made.sort(key=lambda item: item[1])
         return [entry for entry, _ in made]
+
+
+DeclarationKey = tuple[str, bool, tuple[str, ...], str]
+"""Adapter, strict flag, the tools the step should send, the sent tools' canonical JSON."""
+
+
+class ReadBack:
+    """Each distinct request read back and its declaration diffed, once; one of them can
+    be kept across `SchemaDiffer.result` calls of one suite's differs (check reads the
+    requests back as the replay brings their shares in, not after it)."""
+
+    def __init__(self, contract: Contract) -> None:
+        self._contract = contract
+        self._read: dict[tuple[str, bytes], tuple[list[ToolSpec], str, RequestView]] = {}
+        self._canonical: dict[bytes, str] = {}
+        self._declarations: dict[DeclarationKey, list[SchemaChange]] = {}
+
+    def of(
+        self,
+        adapter: ReadBackAdapter,
+        expected: StepSettings,
+        fingerprint: bytes,
+        body: dict[str, Any],
+        uri: str,
+    ) -> tuple[DeclarationKey, list[SchemaChange], RequestView]:
+        """The request's declaration, its differences from what `expected` says the step
+        should declare, and the request as its adapter reads it."""
+        # Requests of one fingerprint read back alike, whatever their step should send;
+        # equal exact bytes of the declared tools make equal canonical JSON.
+        known = self._read.get((expected.adapter, fingerprint))
+        if known is None:
+            specs = adapter.sent_tools(body)
+            declared = [spec.to_json() for spec in specs]
+            exact = exact_json(declared)
+            sent_key = self._canonical.get(exact) if exact is not None else None
+            if sent_key is None:
+                sent_key = canonical_json(declared)
+                if exact is not None:
+                    self._canonical[exact] = sent_key
+            view = adapter.read_request(body, uri)
+            known = self._read[(expected.adapter, fingerprint)] = (specs, sent_key, view)
+        specs, sent_key, view = known
+        key = (expected.adapter, expected.strict, expected.tools, sent_key)
+        changes = self._declarations.get(key)
+        if changes is None:
+            changes = self._declarations[key] = declaration_differences(
+                self._contract, adapter, expected.strict, expected.tools, specs
+            )
+        return key, changes, view
