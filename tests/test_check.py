@@ -38,7 +38,7 @@ class StandInSchemaDiff:
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         stand_in = self
 
-        def result(differ: SchemaDiffer) -> Any:
+        def result(differ: SchemaDiffer, read_back: Any = None) -> Any:
             return stand_in(differ.suite)
 
         monkeypatch.setattr(SchemaDiffer, "result", result)

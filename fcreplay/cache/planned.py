@@ -12,9 +12,11 @@ import zlib
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import fcreplay.strictjson as strictjson
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.adapters.registry import get_adapter
 from fcreplay.atomic import JOURNAL
 from fcreplay.cache.codec import ShapeError
 from fcreplay.cache.digest import Digest
@@ -28,6 +30,8 @@ from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptRecord
 from fcreplay.runmarks import RunScope
 from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
+from fcreplay.schemadiff.result import Collected, ReadBack
+from fcreplay.schemadiff.tool_settings import StepSettings
 
 DAMAGED = (ShapeError, KeyError, TypeError, ValueError, IndexError, AttributeError)
 _PLACEHOLDER = "cached"
@@ -130,6 +134,11 @@ class SchemaShares:
         self._next = iter(self._targets.items())
         self._waiting: tuple[str, list[Planned]] | None = next(self._next, None)
         self._ready: set[str] = set()
+        self.read_back = ReadBack(suite.contract)
+        """The requests taken in so far, read back (while the workers replay: the serial
+        tail's `result` only reads back the rest)."""
+        self._fingerprints: set[tuple[StepSettings, bytes]] = set()
+        self._reads: dict[str, bool] = {}
 
     def take(self, name: str) -> None:
         """Target `name`'s units have their shares (its pack is written)."""
@@ -142,9 +151,27 @@ class SchemaShares:
             bodies = self._shares.bodies  # every request a replayed unit's share refers to
             for p in members:
                 assert p.share is not None
-                self.differ.absorb(p.share.collected(p.path, bodies))
+                collected = p.share.collected(p.path, bodies)
+                self.differ.absorb(collected)
+                self._read_back(collected)
             self.taken.add(name)
             self._waiting = next(self._next, None)
+
+    def _read_back(self, collected: Collected) -> None:
+        for item in collected.seen:
+            key = (item.expected, item.fingerprint)
+            if key in self._fingerprints:
+                continue
+            self._fingerprints.add(key)
+            adapter = get_adapter(item.expected.adapter)
+            # A share holds only requests of adapters that read back (`SchemaDiffer.add`);
+            # a protocol check inspects every member: once per adapter.
+            reads = self._reads.get(item.expected.adapter)
+            if reads is None:
+                reads = self._reads[item.expected.adapter] = isinstance(adapter, ReadBackAdapter)
+            if reads:
+                read_back = cast(ReadBackAdapter, adapter)
+                self.read_back.of(read_back, item.expected, item.fingerprint, item.body, item.uri)
 
 
 def schema_of(
@@ -179,7 +206,7 @@ def schema_of(
             share = again.shares[p.path]
             bodies.update(again.bodies)
         differ.absorb(share.collected(p.path, bodies))
-    return differ.result()
+    return differ.result(early.read_back if early is not None else None)
 
 
 def settle(shares: UnitShares, planned: list[Planned], suite: Suite) -> None:

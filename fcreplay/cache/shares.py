@@ -12,7 +12,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +59,8 @@ class UnitShares:
         """Fingerprint hash -> the first request of that fingerprint."""
         self._settings: dict[StepSettings, StepSettings] = {}
         self._encoded: dict[Share, bytes] = {}
+        self._sent: dict[str, _ShareFields] | None = None
+        """The shares as a worker sent them (`__getstate__`), for `merge`."""
 
     def encoded(self, share: Share) -> bytes:
         """`share_json(share)` as compact JSON bytes; equal shares (units whose requests
@@ -102,26 +104,45 @@ class UnitShares:
         assert isinstance(other, UnitShares)
         # A worker's settings come unpickled, each its own copy: one kept per distinct
         # value, or a large suite's shares would hold its tool names thousands of times.
-        known = self._settings
-        for path, share in other.shares.items():
-            seen = tuple(
-                (known.setdefault(expected, expected), sys.intern(hashed), count)
-                for expected, hashed, count in share.seen
-            )
-            self.shares[path] = replace(share, seen=seen)
+        # One pickle keeps one object per value it met: looked up by identity, each is
+        # hashed (a dataclass of tuples) once per chunk, not once per request.
+        known, mine = self._settings, self.shares
+        ours: dict[int, StepSettings] = {}
+        sent = other._sent if other._sent is not None else _fields(other.shares)
+        for path, (items, requests, cassettes, missing, skipped) in sent.items():
+            seen = []
+            for expected, hashed, count in items:
+                kept = ours.get(id(expected))
+                if kept is None:
+                    kept = ours[id(expected)] = known.setdefault(expected, expected)
+                seen.append((kept, sys.intern(hashed), count))
+            mine[path] = Share(tuple(seen), requests, cassettes, missing, skipped)
         for hashed, request in other.bodies.items():
             self.bodies.setdefault(hashed, request)
 
     def __getstate__(self) -> dict[str, Any]:
-        # From a worker: what it collected; the differ (and its suite) stays there.
-        return {"shares": self.shares, "bodies": self.bodies}
+        # From a worker: what it collected; the differ (and its suite) stays there. The
+        # shares go as plain tuples (thousands of dataclasses unpickle slowly), which the
+        # parent's `merge` makes shares again.
+        return {"shares": _fields(self.shares), "bodies": self.bodies}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._differ = None
         self._settings = {}
         self._encoded = {}
-        self.shares = state["shares"]
+        self._sent = state["shares"]
+        self.shares = {}  # a worker's shares are only merged (from `_sent`)
         self.bodies = state["bodies"]
+
+
+_ShareFields = tuple[Any, int, int, tuple[str, ...], tuple[str, ...]]
+
+
+def _fields(shares: dict[str, Share]) -> dict[str, _ShareFields]:
+    return {
+        path: (share.seen, share.requests, share.cassettes, share.missing, share.skipped)
+        for path, share in shares.items()
+    }
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))

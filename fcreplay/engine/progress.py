@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -39,23 +40,40 @@ class Progress:
 
     def advance_by(self, verdict: str, unit: str, attempt: int) -> None:
         """Count one finished attempt, known by its verdict, unit label and number."""
+        self.advance_many([(verdict, unit, attempt)])
+
+    def advance_many(self, seen: Sequence[tuple[str, str, int]]) -> None:
+        """Count finished attempts, each known by its verdict, unit label and number (a
+        worker's chunk): a terminal's line is redrawn once, for the last of them."""
+        if not seen:
+            return
         with self._lock:
-            self.done += 1
-            self.failed += verdict == "fail"
-            self.errors += verdict == "error"
-            where = f"{unit} #{attempt}"
-            now = time.monotonic()
-            line = (
-                f"{self._label}[{self.done}/{self.total}] {self.failed} with findings, "
-                f"{self.errors} errors  {self._pace(now)}  {where}"
-            )
             if self._tty:
-                self._stream.write(f"\r\033[K{line}")
-            elif self.done == self.total or now - self._last_plain >= 2.0:
-                # Plain logs get a line every couple of seconds, not one per attempt.
-                self._last_plain = now
-                self._stream.write(line + "\n")
-            self._stream.flush()
+                for verdict, _, _ in seen:
+                    self.failed += verdict == "fail"
+                    self.errors += verdict == "error"
+                self.done += len(seen)
+                self._stream.write(f"\r\033[K{self._line(seen[-1], time.monotonic())}")
+                self._stream.flush()
+                return
+            for item in seen:
+                verdict = item[0]
+                self.done += 1
+                self.failed += verdict == "fail"
+                self.errors += verdict == "error"
+                now = time.monotonic()
+                if self.done == self.total or now - self._last_plain >= 2.0:
+                    # Plain logs get a line every couple of seconds, not one per attempt.
+                    self._last_plain = now
+                    self._stream.write(self._line(item, now) + "\n")
+                    self._stream.flush()
+
+    def _line(self, seen: tuple[str, str, int], now: float) -> str:
+        _, unit, attempt = seen
+        return (
+            f"{self._label}[{self.done}/{self.total}] {self.failed} with findings, "
+            f"{self.errors} errors  {self._pace(now)}  {unit} #{attempt}"
+        )
 
     def _pace(self, now: float) -> str:
         """Elapsed time, attempts per second, and the time left at that rate."""

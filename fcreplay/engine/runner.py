@@ -304,8 +304,7 @@ def _run(
             if logged is not None:
                 logged(run_id, chunk.keys, chunk.sizes, chunk.block)
             records.extend(chunk.records)
-            for verdict, unit, attempt in chunk.seen:
-                progress.advance_by(verdict, unit, attempt)
+            progress.advance_many(chunk.seen)
 
         def run_unit(unit: Unit) -> None:
             if condense is None:

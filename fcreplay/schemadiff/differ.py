@@ -41,18 +41,15 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
-from fcreplay.canonical import canonical_json
 from fcreplay.engine.plan import Unit, plan_units, unit_settings, unit_tools
-from fcreplay.inputs.contract import ToolSpec
 from fcreplay.inputs.suite import Suite
-from fcreplay.neutral import RequestView
-from fcreplay.schemadiff.classes import ALLOWABLE, CLASSES, SchemaChange, difference_key
-from fcreplay.schemadiff.result import Collected, SeenRequests
+from fcreplay.schemadiff.classes import ALLOWABLE
+from fcreplay.schemadiff.result import Collected, DeclarationKey, Folder, ReadBack, SeenRequests
 from fcreplay.schemadiff.result import SchemaDiffEntry as SchemaDiffEntry
 from fcreplay.schemadiff.result import SchemaDiffResult as SchemaDiffResult
 from fcreplay.schemadiff.tool_settings import StepSettings, setting_differences
 from fcreplay.schemadiff.tool_settings import declaration_differences as declaration_differences
-from fcreplay.strictjson import exact_json, exact_parts
+from fcreplay.strictjson import exact_parts
 
 if TYPE_CHECKING:
     from fcreplay.cassettes.store import Cassette
@@ -278,84 +275,27 @@ class SchemaDiffer:
                 self._digests[key] = digest
         return digest
 
-    def result(self) -> SchemaDiffResult:
-        """Diff each distinct declaration once and fold identical changes."""
-        declarations: dict[tuple[str, bool, tuple[str, ...], str], list[SchemaChange]] = {}
-        folded: dict[tuple[Any, ...], list[Any]] = {}
-        # Requests of one fingerprint read back alike, whatever their step should send;
-        # equal exact bytes of the declared tools make equal canonical JSON.
-        read: dict[tuple[str, bytes], tuple[list[ToolSpec], str, RequestView]] = {}
-        canonical: dict[bytes, str] = {}
+    def result(self, read_back: ReadBack | None = None) -> SchemaDiffResult:
+        """Diff each distinct declaration once and fold identical changes (`read_back`:
+        what was read back of requests already, to read the rest back into)."""
+        reads = read_back if read_back is not None else ReadBack(self.suite.contract)
+        declarations: set[DeclarationKey] = set()
+        folder = Folder()
         for (expected, fingerprint), seen in self._seen.items():
-            adapter = get_adapter(expected.adapter)
-            assert isinstance(adapter, ReadBackAdapter)  # `add` collects no other
-            known = read.get((expected.adapter, fingerprint))
-            if known is None:
-                specs = adapter.sent_tools(seen.body)
-                declared = [spec.to_json() for spec in specs]
-                exact = exact_json(declared)
-                sent_key = canonical.get(exact) if exact is not None else None
-                if sent_key is None:
-                    sent_key = canonical_json(declared)
-                    if exact is not None:
-                        canonical[exact] = sent_key
-                view = adapter.read_request(seen.body, seen.uri)
-                known = read[(expected.adapter, fingerprint)] = (specs, sent_key, view)
-            specs, sent_key, view = known
-            key = (expected.adapter, expected.strict, expected.tools, sent_key)
-            changes = declarations.get(key)
-            if changes is None:
-                changes = declarations[key] = declaration_differences(
-                    self.suite.contract, adapter, expected.strict, expected.tools, specs
-                )
-            capabilities = adapter.CAPABILITIES
+            client = adapter = get_adapter(expected.adapter)
+            assert _reads_back(adapter)  # `add` collects no other
+            key, changes, view = reads.of(adapter, expected, fingerprint, seen.body, seen.uri)
+            declarations.add(key)
+            capabilities = client.CAPABILITIES
             knob = expected.choice.mode in capabilities.parallel_knob
             carried = expected.choice.mode in capabilities.tool_choice_modes
             found = changes + setting_differences(
                 expected, view.tool_choice, view.parallel_tool_calls, knob=knob, carried=carried
             )
             for change in found:
-                fold_key = (
-                    expected.target,
-                    change.tool,
-                    change.pointer,
-                    change.kind,
-                    difference_key(change.contract),
-                    difference_key(change.sent),
-                    change.documented,
-                )
-                slot = folded.get(fold_key)
-                if slot is None:
-                    folded[fold_key] = [change, seen.count, seen.example]
-                else:
-                    slot[1] += seen.count
+                folder.add(expected.target, change, seen.count, seen.example)
         order = {target.name: index for index, target in enumerate(self.suite.config.targets)}
-        entries = sorted(
-            (
-                SchemaDiffEntry(
-                    target=key[0],
-                    tool=change.tool,
-                    pointer=change.pointer,
-                    kind=change.kind,
-                    contract=change.contract,
-                    sent=change.sent,
-                    count=count,
-                    example=example,
-                    documented=change.documented,
-                    status=self._status(change.kind),
-                )
-                for key, (change, count, example) in folded.items()
-            ),
-            key=lambda e: (
-                order.get(e.target, len(order)),
-                e.target,
-                e.tool or "",
-                e.pointer,
-                CLASSES.index(e.kind),
-                difference_key(e.contract),
-                difference_key(e.sent),
-            ),
-        )
+        entries = folder.entries(order, self._status)
         return SchemaDiffResult(
             entries=tuple(entries),
             requests=self._requests,

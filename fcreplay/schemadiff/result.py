@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fcreplay.schemadiff.tool_settings import StepSettings
+from fcreplay.adapters.protocol import ReadBackAdapter
+from fcreplay.canonical import canonical_json
+from fcreplay.inputs.contract import Contract, ToolSpec
+from fcreplay.neutral import RequestView
+from fcreplay.schemadiff.classes import CLASSES, SchemaChange, difference_key
+from fcreplay.schemadiff.tool_settings import StepSettings, declaration_differences
+from fcreplay.strictjson import exact_json
 from fcreplay.structdiff import MISSING
 
 
@@ -108,3 +115,106 @@ class Collected:
     cassettes: int
     missing: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+
+
+class Folder:
+    """Folds identical changes of one target across requests, counting the requests."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, tuple[SchemaChange, tuple[Any, ...]]] = {}
+        """A change's key, once per change (one declaration's are met by many requests);
+        the change is kept with it, so its id is not reused while the folder lives."""
+        self._slots: dict[tuple[Any, ...], list[Any]] = {}
+
+    def add(self, target: str, change: SchemaChange, count: int, example: str) -> None:
+        """Count `change`, met in `count` requests like the one in `example`."""
+        known = self._keys.get(id(change))
+        if known is None:
+            key = (
+                change.tool,
+                change.pointer,
+                change.kind,
+                difference_key(change.contract),
+                difference_key(change.sent),
+                change.documented,
+            )
+            known = self._keys[id(change)] = (change, key)
+        fold_key = (target, *known[1])
+        slot = self._slots.get(fold_key)
+        if slot is None:
+            self._slots[fold_key] = [change, count, example]
+        else:
+            slot[1] += count
+
+    def entries(
+        self, order: Mapping[str, int], status: Callable[[str], str]
+    ) -> list[SchemaDiffEntry]:
+        """The folded entries, in the targets' `order`, then by tool, pointer and class."""
+        made = []
+        for key, (change, count, example) in self._slots.items():
+            entry = SchemaDiffEntry(
+                target=key[0],
+                tool=change.tool,
+                pointer=change.pointer,
+                kind=change.kind,
+                contract=change.contract,
+                sent=change.sent,
+                count=count,
+                example=example,
+                documented=change.documented,
+                status=status(change.kind),
+            )
+            target, tool, pointer, kind, contract, sent, _ = key
+            place = (order.get(target, len(order)), target, tool or "", pointer)
+            made.append((entry, (*place, CLASSES.index(kind), contract, sent)))
+        made.sort(key=lambda item: item[1])
+        return [entry for entry, _ in made]
+
+
+DeclarationKey = tuple[str, bool, tuple[str, ...], str]
+"""Adapter, strict flag, the tools the step should send, the sent tools' canonical JSON."""
+
+
+class ReadBack:
+    """Each distinct request read back and its declaration diffed, once; one of them can
+    be kept across `SchemaDiffer.result` calls of one suite's differs (check reads the
+    requests back as the replay brings their shares in, not after it)."""
+
+    def __init__(self, contract: Contract) -> None:
+        self._contract = contract
+        self._read: dict[tuple[str, bytes], tuple[list[ToolSpec], str, RequestView]] = {}
+        self._canonical: dict[bytes, str] = {}
+        self._declarations: dict[DeclarationKey, list[SchemaChange]] = {}
+
+    def of(
+        self,
+        adapter: ReadBackAdapter,
+        expected: StepSettings,
+        fingerprint: bytes,
+        body: dict[str, Any],
+        uri: str,
+    ) -> tuple[DeclarationKey, list[SchemaChange], RequestView]:
+        """The request's declaration, its differences from what `expected` says the step
+        should declare, and the request as its adapter reads it."""
+        # Requests of one fingerprint read back alike, whatever their step should send;
+        # equal exact bytes of the declared tools make equal canonical JSON.
+        known = self._read.get((expected.adapter, fingerprint))
+        if known is None:
+            specs = adapter.sent_tools(body)
+            declared = [spec.to_json() for spec in specs]
+            exact = exact_json(declared)
+            sent_key = self._canonical.get(exact) if exact is not None else None
+            if sent_key is None:
+                sent_key = canonical_json(declared)
+                if exact is not None:
+                    self._canonical[exact] = sent_key
+            view = adapter.read_request(body, uri)
+            known = self._read[(expected.adapter, fingerprint)] = (specs, sent_key, view)
+        specs, sent_key, view = known
+        key = (expected.adapter, expected.strict, expected.tools, sent_key)
+        changes = self._declarations.get(key)
+        if changes is None:
+            changes = self._declarations[key] = declaration_differences(
+                self._contract, adapter, expected.strict, expected.tools, specs
+            )
+        return key, changes, view
