@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import importlib.util
 import marshal
 import os
 import sys
@@ -60,11 +61,15 @@ def _read(path: str) -> dict[str, CodeType]:
             data = marshal.load(file)
     except (OSError, EOFError, ValueError, TypeError):
         return {}  # none yet, or damaged: compiled again and written afresh
-    if type(data) is not dict:
+    # The bytecode's magic number, as a .pyc file has it: code objects of another build
+    # are not read.
+    if type(data) is not tuple or len(data) != 2 or data[0] != importlib.util.MAGIC_NUMBER:
+        return {}
+    if type(data[1]) is not dict:
         return {}
     return {
         source: code
-        for source, code in data.items()
+        for source, code in data[1].items()
         if type(source) is str and type(code) is CodeType
     }
 
@@ -73,7 +78,7 @@ def _write(path: str, methods: dict[str, CodeType]) -> None:
     draft = f"{path}.{os.getpid()}"
     try:
         with open(draft, "wb") as file:
-            marshal.dump(methods, file)
+            marshal.dump((importlib.util.MAGIC_NUMBER, methods), file)
         os.replace(draft, path)  # another process's file is whole, or this one is
     except OSError:
         with suppress(OSError):

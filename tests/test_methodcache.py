@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import marshal
 import os
 import sys
 from pathlib import Path
@@ -75,3 +76,13 @@ def test_nothing_is_written_without_bytecode(
     with methodcache.kept(str(path)):
         _behaves(_point())
     assert not path.exists()
+
+
+@pytest.mark.usefixtures("writing")
+def test_code_of_another_bytecode_version_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "methods.marshal"
+    with methodcache.kept(str(path)):
+        _behaves(_point())
+    kept = marshal.loads(path.read_bytes())
+    path.write_bytes(marshal.dumps((b"\x00\x00\r\n", kept[1])))
+    assert methodcache._read(str(path)) == {}
