@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 import fcreplay.collector as collector
+import fcreplay.methodcache as methodcache
 
 # What these imports build all lives on: the collector would walk it about twenty-five
 # times for nothing (4 ms of every command's start).
@@ -74,7 +75,8 @@ def cli() -> None:
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Run the CLI and exit with 0 (clean), 1 (findings) or 2 (bad input or usage)."""
-    code = run(argv)
+    with methodcache.kept():
+        code = run(argv)
     collector.skip_final_collection()
     sys.exit(code)
 

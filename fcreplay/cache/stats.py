@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import time
 from pathlib import Path
+from stat import S_ISLNK, S_ISREG
 
 from fcreplay.cache.files import write_bytes_atomically
 
@@ -69,10 +69,8 @@ class StatIndex:
             return ABSENT
         except NotADirectoryError:
             return ABSENT
-        if stat.S_ISLNK(found.st_mode):
-            return LINKED
-        if not stat.S_ISREG(found.st_mode):
-            return ABSENT
+        if not S_ISREG(found.st_mode):
+            return LINKED if S_ISLNK(found.st_mode) else ABSENT
         known = self._entries.get(name)
         now = (found.st_size, found.st_mtime_ns, found.st_ctime_ns, found.st_ino)
         if known is not None and known[:4] == now:
