@@ -21,25 +21,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-_SCHEMA = frozenset(
-    {
-        "items",
-        "contains",
-        "additionalProperties",
-        "propertyNames",
-        "if",
-        "then",
-        "else",
-        "not",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-    }
-)
+from fcreplay.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+
+# The shared vocabulary, less two older drafts' words: `additionalItems` is no 2020-12
+# keyword (any value passes, as for every unknown one), and the meta-schema's own rule
+# for `definitions` is left to jsonschema (`_other`).
+_SCHEMA = SCHEMA_VALUES - {"additionalItems"}
 """Keywords whose value is a schema."""
-_SCHEMA_ARRAY = frozenset({"prefixItems", "allOf", "anyOf", "oneOf"})
+_SCHEMA_ARRAY = SCHEMA_LISTS
 """A non-empty array of schemas."""
-_SCHEMA_MAP = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs"})
+_SCHEMA_MAP = SCHEMA_MAPS - {"definitions"}
 """An object whose values are schemas."""
 _STRING = frozenset(
     {"title", "description", "$comment", "format", "contentEncoding", "contentMediaType"}
