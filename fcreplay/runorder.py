@@ -8,7 +8,7 @@ is reordered by `runlog.rewrite_in_order` instead).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from fcreplay.record import AttemptKey
 from fcreplay.runlog import RunLogWriter
@@ -22,39 +22,40 @@ class OrderedBlocks:
 
     def __init__(self, writer: RunLogWriter, order: Iterable[AttemptKey]) -> None:
         self._writer = writer
-        self._order: Iterable[AttemptKey] | None = order
-        self._position: dict[AttemptKey, int] = {}
-        """Each attempt's place in `order`; made from it with the first block (a run with
-        no worker process has none)."""
-        self._next = 0
-        """The position of the attempt whose line is to be written next."""
-        self._waiting: dict[int, tuple[list[AttemptKey], list[int], bytes]] = {}
+        # Followed as blocks are written, not indexed: an index of every attempt's place
+        # would hold a large run's keys twice over (the writer keeps its spans).
+        self._order: Iterator[AttemptKey] = iter(order)
+        self._next: AttemptKey | None = next(self._order, None)
+        """The attempt whose line is to be written next."""
+        self._waiting: dict[AttemptKey, tuple[list[AttemptKey], list[int], bytes]] = {}
+        """Blocks that came before their turn, by their first attempt."""
         self._bytes = 0
         self._ordered = True
 
     def add(self, keys: list[AttemptKey], sizes: list[int], block: bytes) -> None:
         """Write the block now when it is next, else when those before it are written."""
-        if self._order is not None:
-            self._position = {key: index for index, key in enumerate(self._order)}
-            self._order = None
-        at = self._position.get(keys[0]) if keys and self._ordered else None
-        if at is None or at < self._next:
-            self._writer.append_block(keys, sizes, block)  # not one this order expects
+        if not self._ordered or not keys:
+            self._writer.append_block(keys, sizes, block)
             return
-        self._waiting[at] = (keys, sizes, block)
+        self._waiting[keys[0]] = (keys, sizes, block)
         self._bytes += len(block)
-        while self._next in self._waiting:
+        while self._next is not None and self._next in self._waiting:
             keys, sizes, block = self._waiting.pop(self._next)
             self._bytes -= len(block)
             self._writer.append_block(keys, sizes, block)
-            self._next += len(keys)
-        if self._bytes > _WAITING_BYTES:
+            for key in keys:
+                if key != self._next:
+                    self._ordered = False  # not the order's: written as they come from now
+                self._next = next(self._order, None)
+            if not self._ordered:
+                break
+        if self._bytes > _WAITING_BYTES or not self._ordered:
             self.flush()
 
     def flush(self) -> None:
         """Write every block still waiting (gaps left: the log is reordered when it ends)."""
-        for at in sorted(self._waiting):
-            self._writer.append_block(*self._waiting[at])
+        for waiting in self._waiting.values():
+            self._writer.append_block(*waiting)
         if self._waiting:
             self._ordered = False
         self._waiting.clear()

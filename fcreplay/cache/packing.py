@@ -50,7 +50,8 @@ class PackWriter:
         self._targets: dict[str, list[Planned]] = {}
         for p in planned:
             self._targets.setdefault(p.unit.target.name, []).append(p)
-        self._replayed = {p.ids for p in planned if p.entry is None}
+        # Only a writer that holds blocks looks units up (a large run's would be large).
+        self._replayed = {p.ids for p in planned if p.entry is None} if hold else set()
         left = {name: sum(p.entry is None for p in ps) * reps for name, ps in self._targets.items()}
         self._left = {name: count for name, count in left.items() if count}
         """Per target with a unit replayed, the lines still to come."""
