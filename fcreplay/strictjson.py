@@ -295,8 +295,7 @@ def exact_parts(value: Any) -> list[bytes] | None:
     of a request body, which every request of a suite sends alike.
     """
     if type(value) is not dict or not _EXACT:
-        exact = exact_json(value)
-        return None if exact is None else [exact]
+        return _whole(value)
     parts: list[bytes] = []
     text, comma = b"{", b""
     run: dict[str, Any] = {}
@@ -306,26 +305,36 @@ def exact_parts(value: Any) -> list[bytes] | None:
             run[key] = member
             continue
         if type(key) is not str:
-            exact = exact_json(value)
-            return None if exact is None else [exact]
+            return _whole(value)
         if run:
-            written = exact_json(run)
+            written = _members(run)
             if written is None:
                 return None
-            text, comma, run = text + comma + written[1:-1], b",", {}
+            text, comma, run = text + comma + written, b",", {}
         parts.append(text + comma + orjson.dumps(key) + b":")
         parts.append(known[1])
         text, comma = b"", b","
     if not parts:
-        exact = exact_json(value)
-        return None if exact is None else [exact]
+        return _whole(value)
     if run:
-        written = exact_json(run)
+        written = _members(run)
         if written is None:
             return None
-        text += comma + written[1:-1]
+        text += comma + written
     parts.append(text + b"}")
     return parts
+
+
+def _whole(value: Any) -> list[bytes] | None:
+    """`exact_json(value)` as one piece."""
+    exact = exact_json(value)
+    return None if exact is None else [exact]
+
+
+def _members(run: dict[str, Any]) -> bytes | None:
+    """The members of `run` as an object writes them, without its braces."""
+    written = exact_json(run)
+    return None if written is None else written[1:-1]
 
 
 def same_members(left: Any, right: Any) -> bool:

@@ -36,8 +36,8 @@ Line = tuple[int, int, int, int]
 Span = tuple[int, int]
 """Bytes in the blob: start, length."""
 
-_READ_BYTES = 1 << 20
-"""The most of a pack file read at once while checking it."""
+READ_BYTES = 1 << 20
+"""The most of a cache or log file read at once while checking or counting it."""
 
 
 class _Blob:
@@ -192,7 +192,7 @@ def _parse(descriptor: int, skip: Collection[str]) -> Pack:
     with os.fdopen(os.dup(descriptor), "rb") as stream:
         if stream.read(len(MAGIC)) != MAGIC:
             raise ValueError("not a cache file")
-        first = stream.readline(_READ_BYTES)
+        first = stream.readline(READ_BYTES)
         if not first.endswith(b"\n"):
             raise ValueError("damaged")
         header = json.loads(first)
@@ -241,7 +241,7 @@ def _crc(stream: BinaryIO, start: int, length: int) -> int:
     stream.seek(start)
     crc = 0
     while length > 0:
-        block = stream.read(min(length, _READ_BYTES))
+        block = stream.read(min(length, READ_BYTES))
         if not block:
             raise ValueError("damaged")
         crc = zlib.crc32(block, crc)

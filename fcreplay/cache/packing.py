@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fcreplay.atomic import sweep
-from fcreplay.cache.pack import NewEntry, Pack, copied, read_bodies, write_pack
+from fcreplay.cache.pack import READ_BYTES, NewEntry, Pack, copied, read_bodies, write_pack
 from fcreplay.cache.planned import Planned, pack_path
 from fcreplay.cache.shares import Share, UnitShares
 from fcreplay.engine.runner import RunResult
@@ -26,7 +26,6 @@ Lines = list[tuple[bytes, int, int]]
 """A unit's lines, in attempt order: the bytes each is in, its start there and its length."""
 
 _IGNORE = "# Written by fcreplay: its check cache, safe to delete at any time.\n*\n"
-_READ_BYTES = 1 << 20
 _MARKER = b'"run_id":"'
 
 
@@ -153,7 +152,7 @@ class PackWriter:
             if p.share is None:
                 p.share = self._shares.shares[p.path]
                 p.share_bytes = self._shares.encoded(p.share)
-            digest = stored_digest(p)
+            digest = _stored_digest(p)
             if lines is None or p.key is None or not digest:
                 continue
             entry = _entry(p.key, lines, run_id, self._reps, digest, p.share_bytes)
@@ -168,7 +167,7 @@ def _from(lines: dict[tuple[str, str, str], Lines]) -> Callable[[Planned], Lines
     return lambda p: lines.get(p.ids)
 
 
-def stored_digest(p: Planned) -> bytes:
+def _stored_digest(p: Planned) -> bytes:
     """A replayed unit's digest as its pack keeps it (JSON; b"": none)."""
     return p.digest_json() if p.digest_bytes else b""
 
@@ -202,7 +201,7 @@ def _attempt_lines(path: Path) -> int:
     """The lines of a finished log between its header and its run-end (-1: not one)."""
     count, last = 0, b""
     with path.open("rb") as log:
-        while block := log.read(_READ_BYTES):
+        while block := log.read(READ_BYTES):
             count += block.count(b"\n")
             last = block
     return count - 2 if last.endswith(b"\n") else -1
