@@ -14,14 +14,20 @@ from fcreplay.inputs.suite import load_suite
 
 LOADS = (
     "import sys\n"
+    "import fcreplay.judge.schema as schema\n"
     "from fcreplay.inputs.suite import load_suite\n"
+    "checked = []\n"
+    "def counted(check):\n"
+    "    return lambda *args: checked.append(1) or check(*args)\n"
+    "schema.meta_schema_problems = counted(schema.meta_schema_problems)\n"
+    "schema.ArgumentValidator.violations = counted(schema.ArgumentValidator.violations)\n"
     "load_suite(sys.argv[1], cache={cache})\n"
-    "print('jsonschema' in sys.modules)\n"
+    "print(bool(checked))\n"
 )
 
 
-def imports_jsonschema(suite_dir: Path, cache: bool | None = True) -> bool:
-    """Whether loading the suite (in a fresh process) imported jsonschema."""
+def checks_schemas(suite_dir: Path, cache: bool | None = True) -> bool:
+    """Whether loading the suite (in a fresh process) checked a schema or arguments."""
     result = subprocess.run(
         [sys.executable, "-c", LOADS.format(cache=cache), str(suite_dir / "fcreplay.toml")],
         capture_output=True,
@@ -45,11 +51,11 @@ def messages(suite_dir: Path) -> list[str]:
 
 
 def test_a_suite_that_passed_is_not_checked_against_schemas_again(suite_dir: Path) -> None:
-    assert imports_jsonschema(suite_dir)
-    assert not imports_jsonschema(suite_dir)
-    assert imports_jsonschema(suite_dir, cache=False)  # check --no-cache: checked afresh
-    assert imports_jsonschema(suite_dir, cache=None)  # no cache at all
-    assert not imports_jsonschema(suite_dir)
+    assert checks_schemas(suite_dir)
+    assert not checks_schemas(suite_dir)
+    assert checks_schemas(suite_dir, cache=False)  # check --no-cache: checked afresh
+    assert checks_schemas(suite_dir, cache=None)  # no cache at all
+    assert not checks_schemas(suite_dir)
 
 
 def test_what_is_remembered_loads_the_same_suite(suite_dir: Path) -> None:
@@ -91,9 +97,9 @@ def test_a_damaged_memory_is_ignored_and_written_again(suite_dir: Path, content:
     load_suite(suite_dir / "fcreplay.toml", cache=True)
     path = suite_dir / ".fcreplay" / "cache" / "checked.json"
     path.write_text(content, encoding="utf-8")
-    assert imports_jsonschema(suite_dir)
+    assert checks_schemas(suite_dir)
     assert json.loads(path.read_text(encoding="utf-8"))["format"] == 1
-    assert not imports_jsonschema(suite_dir)
+    assert not checks_schemas(suite_dir)
 
 
 def test_a_foreign_stamp_is_not_trusted(suite_dir: Path) -> None:
@@ -101,7 +107,7 @@ def test_a_foreign_stamp_is_not_trusted(suite_dir: Path) -> None:
     path = suite_dir / ".fcreplay" / "cache" / "checked.json"
     document = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps(document | {"stamp": "another fcreplay"}), encoding="utf-8")
-    assert imports_jsonschema(suite_dir)
+    assert checks_schemas(suite_dir)
 
 
 def test_an_unwritable_cache_still_loads(suite_dir: Path) -> None:

@@ -1,6 +1,8 @@
 """JSON Schema 2020-12 through jsonschema: meta-schema checks and compiled validators.
 
-The only module that imports jsonschema; it hands back plain dataclasses.
+The only module that imports jsonschema; it hands back plain dataclasses. It imports it
+only when a plain walk (`plain_schema`, `plain_arguments`) cannot answer alone: most
+checks then never import it.
 """
 
 from __future__ import annotations
@@ -9,15 +11,17 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING, Any
 
 from fcreplay.canonical import sorted_json
+from fcreplay.judge.plain_arguments import missing
 from fcreplay.judge.plain_schema import plainly_valid
 from fcreplay.sources import pointer
 from fcreplay.strictjson import sorted_exact_json
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 JsonPath = tuple[str | int, ...]
 
@@ -50,6 +54,8 @@ def meta_schema_problems(schema: Any) -> list[tuple[str, str]]:
 @cache
 def _meta_validator() -> Draft202012Validator:
     # One per process: building it is cheap, but a contract has a schema per tool.
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(
         Draft202012Validator.META_SCHEMA,
         format_checker=Draft202012Validator.FORMAT_CHECKER,
@@ -57,7 +63,12 @@ def _meta_validator() -> Draft202012Validator:
 
 
 def _is_regex(text: str) -> bool:
-    return bool(Draft202012Validator.FORMAT_CHECKER.conforms(text, "regex"))
+    """The format checker's "regex" format, as jsonschema's `is_regex` tells it."""
+    try:
+        re.compile(text)
+    except re.error:
+        return False
+    return True
 
 
 class ArgumentValidator:
@@ -66,14 +77,26 @@ class ArgumentValidator:
     _CACHE_LIMIT = 4096
 
     def __init__(self, schema: dict[str, Any]) -> None:
-        self._validator = Draft202012Validator(
-            schema, format_checker=Draft202012Validator.FORMAT_CHECKER
-        )
+        self._schema = schema
+        self._compiled: Draft202012Validator | None = None
         self._seen: dict[bytes | str, tuple[Violation, ...]] = {}
+
+    def _validator(self) -> Draft202012Validator:
+        # Compiled when the plain walk first cannot answer.
+        if self._compiled is None:
+            from jsonschema import Draft202012Validator
+
+            self._compiled = Draft202012Validator(
+                self._schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+            )
+        return self._compiled
 
     def is_valid(self, instance: Any) -> bool:
         """Return whether `instance` satisfies the schema."""
-        return bool(self._validator.is_valid(instance))
+        absent = missing(self._schema, instance)
+        if absent is not None:
+            return not absent
+        return bool(self._validator().is_valid(instance))
 
     def violations(self, instance: Any) -> list[Violation]:
         """Return every violation, sorted by instance path then keyword.
@@ -89,9 +112,19 @@ class ArgumentValidator:
         known = self._seen.get(key)
         if known is None:
             found: dict[tuple[str, str], Violation] = {}
-            for error in self._validator.iter_errors(instance):
-                for violation in _explain(error):
-                    found.setdefault((violation.pointer, violation.keyword), violation)
+            absent = missing(self._schema, instance)
+            if absent is not None:
+                for path, names in absent:
+                    # jsonschema's first error at `path` names every absent property
+                    # (`_explain`), the others are the same places: the first's message.
+                    message = f"{names[0]!r} is a required property"
+                    for name in names:
+                        violation = Violation((*path, name), "required", message, None, name)
+                        found.setdefault((violation.pointer, violation.keyword), violation)
+            else:
+                for error in self._validator().iter_errors(instance):
+                    for violation in _explain(error):
+                        found.setdefault((violation.pointer, violation.keyword), violation)
             known = tuple(sorted(found.values(), key=lambda v: (_path_key(v.path), v.keyword)))
             if len(self._seen) >= self._CACHE_LIMIT:
                 self._seen.clear()
@@ -102,6 +135,8 @@ class ArgumentValidator:
 def _explain(error: ValidationError) -> Iterable[Violation]:
     """Turn one jsonschema error into violations that each name one location."""
     if error.context:
+        from jsonschema.exceptions import best_match
+
         # anyOf / oneOf: report the branch that came closest, not the umbrella.
         inner = best_match(error.context)
         if inner is not None:
