@@ -48,6 +48,7 @@ _HERE = Path(__file__).resolve().parent
 _CHECKING = (
     _HERE.parent / "judge" / "schema.py",
     _HERE.parent / "judge" / "plain_schema.py",
+    _HERE.parent / "judge" / "plain_arguments.py",
     _HERE / "checked.py",
     _HERE / "contract.py",
     _HERE / "cases.py",
