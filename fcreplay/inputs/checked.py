@@ -3,9 +3,10 @@
 Checking every tool's schema against the JSON Schema 2020-12 meta-schema, and every
 case's expected arguments against its tool's schema, costs more than loading the rest
 of a suite (and importing jsonschema, when a schema is not plain, costs more again);
-`fcreplay check` with nothing changed needs neither. A contract is known good by the sha256 of its text, a
-case file by its text and its contract's hash, under a stamp of what judged them:
-fcreplay's version and checking code, Python's, and jsonschema's installed files.
+`fcreplay check` with nothing changed needs neither. A contract is known good by the
+sha256 of its text, a case file by its text and its contract's hash, under a stamp of
+what judged them: fcreplay's version and checking code, Python's, and jsonschema's
+installed files.
 Only a clean result is remembered, so a file with problems is checked, and its
 problems reported, every time.
 
