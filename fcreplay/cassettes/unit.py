@@ -8,7 +8,7 @@ every attempt of the unit got its answer: a failed recording never overwrites a 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -82,15 +82,17 @@ class UnitCassette:
         limits: Limits = DEFAULT_LIMITS,
         *,
         staged: bool = False,
+        on_link: Callable[[], object] | None = None,
     ) -> UnitCassette:
         """Read a unit's cassette; a missing file gives an empty one.
 
-        With `staged`, an unfinished recording waiting beside it is read instead.
+        With `staged`, an unfinished recording waiting beside it is read instead;
+        `on_link` as for `capped.read_capped`.
         """
         source = path
         if staged and staging_path(path).exists():
             source = staging_path(path)
-        cassette = load_cassette_if_any(source, limits)
+        cassette = load_cassette_if_any(source, limits, on_link=on_link)
         if cassette is None:
             return cls(path, meta)
         placed = []

@@ -64,8 +64,8 @@ def converse(
     calls from the suite's tool results, until the model answers without calls."""
     history: list[HistoryItem] = []
     if suite.system_prompt:
-        history.append(Message("system", suite.system_prompt))
-    history += list(unit.case.messages)
+        history.append(_system_message(suite.system_prompt))
+    history += unit.case.messages
     turns: list[Turn] = []
     requests: list[WireRequest] = []
     ended_by: Mismatch | Aborted | ProviderError | None = None
@@ -132,6 +132,18 @@ def converse(
         max_steps=max_steps,
         step_limit=step_limit,
     )
+
+
+_SYSTEM: list[Message] = []
+"""The latest system prompt's message: a run has one prompt, and every attempt opens with it."""
+
+
+def _system_message(prompt: str) -> Message:
+    if _SYSTEM and _SYSTEM[0].content is prompt:
+        return _SYSTEM[0]
+    message = Message("system", prompt)
+    _SYSTEM[:] = [message]
+    return message
 
 
 @dataclass(frozen=True)
