@@ -100,15 +100,21 @@ class UnitCassette:
             if isinstance(interaction, UnreadableInteraction):
                 raise InputError.at(source, None, f"interaction {index}: {interaction.reason}")
             label = interaction.label or {}
+            attempt, step = label.get("attempt", 1), label.get("step", 0)
             digest = label.get("request_sha256")
             latency = label.get("latency_ms")
             placed.append(
                 PlacedInteraction(
-                    _label_number(path, index, label, "attempt", 1),
-                    _label_number(path, index, label, "step", 0),
+                    # Whole numbers, nearly always (`type`, not `isinstance`: no bool).
+                    attempt
+                    if type(attempt) is int and attempt >= 1
+                    else _label_number(path, index, label, "attempt", 1),
+                    step
+                    if type(step) is int and step >= 0
+                    else _label_number(path, index, label, "step", 0),
                     interaction,
-                    digest if isinstance(digest, str) else None,
-                    latency if isinstance(latency, int) and not isinstance(latency, bool) else None,
+                    digest if type(digest) is str else None,
+                    latency if type(latency) is int else None,
                 )
             )
         return cls(path, meta, placed, cassette)

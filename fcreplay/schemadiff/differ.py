@@ -98,11 +98,21 @@ def schema_diff(
 
 def allowed_classes(allow: Iterable[str], suite: Suite) -> tuple[str, ...]:
     """The union of `allow` and the suite's `schema_diff_allow`, in CLASSES order."""
-    chosen = set(allow) | set(suite.config.schema_diff_allow)
+    key = (tuple(allow), tuple(suite.config.schema_diff_allow))
+    known = _ALLOWED.get(key)
+    if known is not None:
+        return known  # a replay makes a differ for every cassette
+    chosen = set(key[0]) | set(key[1])
     unknown = sorted(chosen - set(ALLOWABLE) - {"lossless"})
     if unknown:
         raise ValueError(f"unknown class {unknown[0]!r} (known: {', '.join(ALLOWABLE)})")
-    return tuple(kind for kind in ALLOWABLE if kind in chosen)
+    if len(_ALLOWED) >= 64:
+        _ALLOWED.clear()
+    made = _ALLOWED[key] = tuple(kind for kind in ALLOWABLE if kind in chosen)
+    return made
+
+
+_ALLOWED: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
 
 
 @dataclass
