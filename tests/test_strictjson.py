@@ -163,3 +163,31 @@ def test_pieces_join_to_the_exact_bytes_and_compare_as_they_do(
     one, two = strictjson.exact_json(body), strictjson.exact_json(other)
     same = one is not None and one == two and (b"null" not in one or body == other)
     assert strictjson.same_members(body, other) is same
+
+
+_PAD = " " * (1 << 20)  # past the size from which `loads_lean` takes Python's parser
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": [1, 2.5, "x", null, true], "b": {"c": 123456789012345678901234567890}}',
+        '{"a": 1e999}',
+        '{"a": NaN}',
+        '{"a": -Infinity}',
+        "[" * 100 + "]" * 100,
+        "[" * 64 + "]" * 64,
+        '{"a": "\\ud800"}',
+        '{"a": 1,}',
+    ],
+)
+def test_a_large_document_is_read_lean_as_pythons_parser_reads_it(text: str) -> None:
+    for padded in (text, text + _PAD):
+        try:
+            expected: Any = strictjson._loads(padded, 64)
+        except json.JSONDecodeError as exc:
+            with pytest.raises(type(exc)) as raised:
+                strictjson.loads_lean(padded, max_depth=64)
+            assert str(raised.value) == str(exc)
+        else:
+            assert strictjson.loads_lean(padded, max_depth=64) == expected
