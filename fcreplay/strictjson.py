@@ -218,7 +218,9 @@ def exact_json(value: Any) -> bytes | None:
     (orjson's rule): where a value may hold one, compare with `==` as well.
     """
     try:
-        return orjson.dumps(value, option=_PLAIN)
+        # orjson's bytes keep the 4 KiB buffer they were written into, whatever their
+        # length; these are kept (cache keys, digests), so they are copied to their size.
+        return b"%b" % orjson.dumps(value, option=_PLAIN)
     except TypeError:
         return None
 
@@ -231,7 +233,7 @@ def sorted_exact_json(value: Any) -> bytes | None:
         exact = orjson.dumps(value, option=_PLAIN | orjson.OPT_SORT_KEYS)
     except TypeError:
         return None
-    return None if b"null" in exact else exact
+    return None if b"null" in exact else b"%b" % exact  # sized, as in `exact_json`
 
 
 _PLAIN = (

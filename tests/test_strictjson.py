@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -119,6 +120,24 @@ def test_exact_bytes_tell_true_one_and_one_point_zero_apart() -> None:
     assert strictjson.exact_json({"b": 1, "a": 2}) != strictjson.exact_json({"a": 2, "b": 1})
     assert strictjson.exact_json({1: "not a string key"}) is None
     assert strictjson.exact_json(2**70) is None
+
+
+def test_exact_bytes_take_their_size_in_memory_not_orjsons_buffer() -> None:
+    # They are kept by the thousand (cache keys, digests): a buffer of a few KiB held
+    # by each was most of what a replay worker grew by.
+    values = [
+        ["tool_call", f"answer {index}", False, [["lookup", {"id": index}, "{}"]]]
+        for index in range(200)
+    ]
+    tracemalloc.start()
+    try:
+        kept = [strictjson.exact_json(value) for value in values]
+        kept += [strictjson.sorted_exact_json(value) for value in values]
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < 400 * 200
+    assert kept[0] == b'["tool_call","answer 0",false,[["lookup",{"id":0},"{}"]]]'
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

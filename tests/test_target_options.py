@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from fcreplay.cli import run
-from fcreplay.engine import transport
+from fcreplay.engine import plan, transport
 from fcreplay.engine.plan import plan_units, unit_settings
 from fcreplay.engine.request_options import with_target_options
 from fcreplay.errors import InputError
@@ -211,3 +211,18 @@ def test_a_secret_header_without_its_variable_stops_the_recording(
     monkeypatch.delenv("NO_SUCH", raising=False)
     assert run(["record", "--config", str(config), *SELECTION]) == 2
     assert "NO_SUCH" in capsys.readouterr().err
+
+
+def test_settings_are_held_for_the_latest_units_only(
+    suite_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A replay worker asks for every unit it runs, once per request: a memo of every
+    # unit grew with the run.
+    monkeypatch.setattr(plan, "_UNITS_HELD", 16)
+    suite = load_suite(suite_dir / "fcreplay.toml")
+    units = plan_units(suite)
+    assert len(units) > 16
+    first = [(unit_settings(suite, unit, 0), unit_settings(suite, unit, 1)) for unit in units]
+    again = [(unit_settings(suite, unit, 0), unit_settings(suite, unit, 1)) for unit in units]
+    assert again == first
+    assert len(plan._SETTINGS[0][1]) <= 16

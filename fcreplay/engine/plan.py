@@ -130,14 +130,17 @@ def unit_tools(suite: Suite, unit: Unit) -> list[ToolSpec]:
 
 _SETTINGS: list[tuple[Suite, dict[tuple[int, bool], tuple[Unit, RequestSettings]]]] = []
 """The settings already made for the units of the latest suite, by unit and first step
-or not: each request asks again. Only one suite's are kept, so none is held for long."""
+or not: each request asks again. Only one suite's are kept, so none is held for long,
+and only for the latest units (those in progress): a replay's workers run each unit
+once, and `_CHOSEN` makes the settings of another unit cheaply."""
+_UNITS_HELD = 512
 _SETTINGS_LIMIT = 1 << 18
 
 
 def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     """Request settings for one step of one unit (only the first step differs)."""
     owner, made = _SETTINGS[0] if _SETTINGS else (None, {})
-    if owner is not suite or len(made) > _SETTINGS_LIMIT:  # another suite, or many runs
+    if owner is not suite or len(made) >= _UNITS_HELD:  # another suite, or other units
         made = {}
         _SETTINGS[:] = [(suite, made)]
     key = (id(unit), step == 0)

@@ -229,6 +229,8 @@ class SchemaDiffer:
                 choice=settings.tool_choice,
                 parallel=settings.parallel_tool_calls,
             )
+            if len(self._expected) >= 1024:  # by unit: kept for the units in progress only
+                self._expected.clear()
             self._expected[cache_key] = expected
         return expected
 
