@@ -57,32 +57,6 @@ def loads(text: str | bytes, *, max_depth: int = DEFAULT_LIMITS.max_json_depth) 
     return _loads(text, max_depth)  # a float that may have been a wide integer
 
 
-def loads_lean(text: str, *, max_depth: int = DEFAULT_LIMITS.max_json_depth) -> Any:
-    """`loads` of a document read whole, such as a golden file, at a peak of about its
-    value's size: orjson builds a model of the whole document first, about twelve times
-    the text (44 MiB for a 3 MiB golden file), where Python's parser, as quick on such
-    text, builds the value only. What this refuses, `_loads` refuses in its words."""
-    if len(text) < _LEAN_BYTES:
-        return loads(text.encode(), max_depth=max_depth)  # checked at C speed from bytes
-    try:
-        value = json.loads(text, parse_constant=_constant, parse_float=_finite)
-        deep = b"\n" + b" " * (2 * max_depth) in orjson.dumps(value, option=orjson.OPT_INDENT_2)
-    except (_NonFinite, ValueError, RecursionError, TypeError, orjson.JSONEncodeError):
-        deep = True  # worded by `_loads`, or a number orjson cannot write: walked there
-    return _loads(text, max_depth) if deep else value
-
-
-_LEAN_BYTES = 1 << 20
-"""Below, orjson's model of the document is small: `loads` as usual."""
-
-
-def _finite(literal: str) -> float:
-    value = float(literal)
-    if value - value != 0:
-        raise _NonFinite(literal)
-    return value
-
-
 def _loads(text: str | bytes, max_depth: int) -> Any:
     """`loads` with Python's parser, which words every error."""
     if isinstance(text, bytes | bytearray):
