@@ -14,6 +14,11 @@ from fcreplay.record import SCHEMA_VERSION, AttemptRecord, messages_json
 _LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 """How every line is written: `json.dumps` with these options, keys in `to_json` order."""
 _C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE: Any = (
+    None
+    if _C_ENCODER is None
+    else _C_ENCODER(None, _LINE.default, encode_basestring, None, ":", ",", False, False, True)
+)
 """What `_LINE.encode` runs (CPython's C encoder), when there is one."""
 
 Written = tuple[str, bool]
@@ -114,11 +119,11 @@ def guarded_line(record: AttemptRecord) -> Written:
 
 def _encode(value: Any) -> str:
     # The C encoder `_LINE.encode` makes, without the Python steps it takes each call
-    # (the same text); its markers, which catch a cycle, are new for every value.
-    if _C_ENCODER is None:
+    # (the same text), made once and without the markers that catch a cycle: a record
+    # holds none (it is made of JSON data), and one would still end in RecursionError.
+    if _C_ENCODE is None:
         return _LINE.encode(value)
-    encoder = _C_ENCODER({}, _LINE.default, encode_basestring, None, ":", ",", False, False, True)
-    return "".join(encoder(value, 0))
+    return "".join(_C_ENCODE(value, 0))
 
 
 def _scalar(value: Any) -> str:

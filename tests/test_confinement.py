@@ -85,6 +85,30 @@ def test_a_symlink_out_of_the_cassettes_folder_is_refused(
     assert run(["replay", "--config", str(replayed), *ONE_CASE]) == 0
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_symlink_after_the_first_cassette_of_its_folder_is_refused_too(
+    replayed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    # The folder is checked with its first cassette; the ones after it are read refusing
+    # to follow a link, which then gets the same check.
+    folder = replayed.parent / "cassettes" / "sim-openai-chat" / "auto"
+    cassette = folder / "missing_id.json"  # the case after direct_lookup
+    target = tmp_path / "outside.json"
+    shutil.copy(cassette, target)
+    cassette.unlink()
+    cassette.symlink_to(target)
+    one_folder = ["--target", "sim-openai-chat", "--variant", "auto", "--jobs", jobs]
+    assert run(["replay", "--config", str(replayed), *one_folder]) == 2
+    assert f"{cassette}: leads outside" in capsys.readouterr().err
+    inside = folder / "real.json"
+    shutil.copy(target, inside)
+    cassette.unlink()
+    cassette.symlink_to(inside.name)  # a link that stays inside is fine
+    assert run(["replay", "--config", str(replayed), *one_folder]) == 0
+    records = read_run_log(newest_run_log(replayed.parent / "runs")).records
+    assert {r.case_id for r in records} >= {"direct_lookup", "missing_id"}
+
+
 def test_a_config_path_outside_the_project_needs_the_explicit_key(
     replayed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

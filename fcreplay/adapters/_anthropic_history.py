@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcreplay.adapters._wire import as_dict, as_list
+from fcreplay.adapters._wire import as_dict, as_list, plain_message
 from fcreplay.history import History, HistoryCall, HistoryMessage, HistoryResult
 
 
@@ -32,7 +32,10 @@ def read_history(body: Any) -> History:
                 for block in blocks
                 if block.get("type") == "tool_result"
             )
-        found.append(HistoryMessage(index, f"/messages/{index}", calls, results))
+        if calls or results:
+            found.append(HistoryMessage(index, f"/messages/{index}", calls, results))
+        else:
+            found.append(plain_message("/messages", index))
     return History(tuple(found), placement="next_message")
 
 

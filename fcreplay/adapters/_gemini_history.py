@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcreplay.adapters._wire import as_dict, as_list
+from fcreplay.adapters._wire import as_dict, as_list, plain_message
 from fcreplay.history import History, HistoryCall, HistoryMessage, HistoryResult
 
 
@@ -28,7 +28,10 @@ def read_history(body: Any) -> History:
             for response in (_part(part, "functionResponse", "function_response") for part in parts)
             if response is not None
         )
-        found.append(HistoryMessage(index, f"/contents/{index}", calls, results))
+        if calls or results:
+            found.append(HistoryMessage(index, f"/contents/{index}", calls, results))
+        else:
+            found.append(plain_message("/contents", index))
     return History(tuple(found), placement="next_message", pairing="name")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fcreplay.adapters._wire import as_dict, as_list
+from fcreplay.adapters._wire import as_dict, as_list, plain_message
 from fcreplay.history import History, HistoryCall, HistoryMessage, HistoryResult
 
 _IN_TURN = frozenset({"function_call", "reasoning"})
@@ -33,10 +33,11 @@ def read_history(body: Any) -> History:
         if turn:
             found.append(HistoryMessage(len(found), f"/input/{start}", tuple(turn)))
             turn = []
-        results: tuple[HistoryResult, ...] = ()
         if kind == "function_call_output":
             results = (HistoryResult(_id(item), None),)
-        found.append(HistoryMessage(len(found), f"/input/{position}", results=results))
+            found.append(HistoryMessage(len(found), f"/input/{position}", results=results))
+        else:
+            found.append(plain_message("/input", len(found), position))
     if turn:
         found.append(HistoryMessage(len(found), f"/input/{start}", tuple(turn)))
     return History(tuple(found), placement="after")

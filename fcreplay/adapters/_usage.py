@@ -31,8 +31,9 @@ def _sum(*values: int | None) -> int | None:
 
 
 def _usage(inputs: Any, outputs: Any, cached: Any = None, reasoning: Any = None) -> Usage | None:
-    found = Usage(_whole(inputs), _whole(outputs), _whole(cached), _whole(reasoning))
-    return None if found == Usage() else found
+    counts = (_whole(inputs), _whole(outputs), _whole(cached), _whole(reasoning))
+    # None when nothing was reported (what `Usage()` holds), without making one to compare.
+    return None if counts == (None, None, None, None) else Usage(*counts)
 
 
 def openai_chat(block: Any) -> Usage | None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import fcreplay.strictjson as strictjson
 from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, ProviderError, Stop, ToolCall
+from fcreplay.history import HistoryMessage
 from fcreplay.neutral import HistoryItem, Message, StreamEvent, WireItem
 
 if TYPE_CHECKING:
@@ -190,3 +191,18 @@ def declarations(
                 _DECLARED.clear()
             _DECLARED[key] = hit
     return hit[1]
+
+
+_PLAIN: dict[tuple[str, int, int], HistoryMessage] = {}
+
+
+def plain_message(where: str, index: int, position: int | None = None) -> HistoryMessage:
+    """The history message `index` without calls or results, at `<where>/<position>` (by
+    default its index): one object for every request's (each request re-sends them all)."""
+    key = (where, index, index if position is None else position)
+    message = _PLAIN.get(key)
+    if message is None:
+        if len(_PLAIN) >= 4096:
+            _PLAIN.clear()
+        message = _PLAIN[key] = HistoryMessage(index, f"{where}/{key[2]}")
+    return message

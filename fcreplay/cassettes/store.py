@@ -24,7 +24,7 @@ Format 1 (no `shared` block, tool lists in every body) is still read.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -122,10 +122,15 @@ def load_cassette(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette
     return _cassette_of(path, raw or b"", limits)
 
 
-def load_cassette_if_any(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Cassette | None:
+def load_cassette_if_any(
+    path: str | Path,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    on_link: Callable[[], object] | None = None,
+) -> Cassette | None:
     """`load_cassette`, or None when there is no file at `path` (without a look first:
-    replay opens thousands)."""
-    raw = read_capped(path, limits.max_cassette_bytes, missing_ok=True)
+    replay opens thousands); `on_link` as for `read_capped`."""
+    raw = read_capped(path, limits.max_cassette_bytes, missing_ok=True, on_link=on_link)
     return None if raw is None else _cassette_of(path, raw, limits)
 
 

@@ -8,7 +8,7 @@ every attempt of the unit got its answer: a failed recording never overwrites a 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -82,15 +82,17 @@ class UnitCassette:
         limits: Limits = DEFAULT_LIMITS,
         *,
         staged: bool = False,
+        on_link: Callable[[], object] | None = None,
     ) -> UnitCassette:
         """Read a unit's cassette; a missing file gives an empty one.
 
-        With `staged`, an unfinished recording waiting beside it is read instead.
+        With `staged`, an unfinished recording waiting beside it is read instead;
+        `on_link` as for `capped.read_capped`.
         """
         source = path
         if staged and staging_path(path).exists():
             source = staging_path(path)
-        cassette = load_cassette_if_any(source, limits)
+        cassette = load_cassette_if_any(source, limits, on_link=on_link)
         if cassette is None:
             return cls(path, meta)
         placed = []
@@ -98,15 +100,21 @@ class UnitCassette:
             if isinstance(interaction, UnreadableInteraction):
                 raise InputError.at(source, None, f"interaction {index}: {interaction.reason}")
             label = interaction.label or {}
+            attempt, step = label.get("attempt", 1), label.get("step", 0)
             digest = label.get("request_sha256")
             latency = label.get("latency_ms")
             placed.append(
                 PlacedInteraction(
-                    _label_number(path, index, label, "attempt", 1),
-                    _label_number(path, index, label, "step", 0),
+                    # Whole numbers, nearly always (`type`, not `isinstance`: no bool).
+                    attempt
+                    if type(attempt) is int and attempt >= 1
+                    else _label_number(path, index, label, "attempt", 1),
+                    step
+                    if type(step) is int and step >= 0
+                    else _label_number(path, index, label, "step", 0),
                     interaction,
-                    digest if isinstance(digest, str) else None,
-                    latency if isinstance(latency, int) and not isinstance(latency, bool) else None,
+                    digest if type(digest) is str else None,
+                    latency if type(latency) is int else None,
                 )
             )
         return cls(path, meta, placed, cassette)

@@ -211,9 +211,7 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
                 step, judge_expectation(decision, then, contract, after_error=any_tool_error)
             )
         judged.add(step, _repeated_failures(decision, failed_calls))
-        history = history_of(adapter, turn.request_body)
-        if history is not None:
-            judged.add(step, [history_finding(p) for p in check_history(history)])
+        judged.add(step, _history_findings(adapter, turn.request_body))
         if conversation.step_limit and step == last:
             limit = conversation.max_steps
             message = f"still calling tools after {limit} turns (max_steps)"
@@ -229,6 +227,22 @@ def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: Client
         judged.add(len(phase) - 1, judge_expectation(_merged(phase), expectation, contract))
     judged.first = _merged(phase) if phase else None
     return judged
+
+
+_HISTORY: list[tuple[ClientAdapter, Any, list[Finding]]] = []
+"""The latest request body's history findings: a unit's attempts send the same first
+request (one object, `conversation`), and nothing changes a body once built."""
+
+
+def _history_findings(adapter: ClientAdapter, body: Any) -> list[Finding]:
+    if _HISTORY:
+        known = _HISTORY[0]
+        if known[0] is adapter and known[1] is body:
+            return known[2]
+    history = history_of(adapter, body)
+    found = [] if history is None else [history_finding(p) for p in check_history(history)]
+    _HISTORY[:] = [(adapter, body, found)]
+    return found
 
 
 def _shared(text: str | None) -> str | None:

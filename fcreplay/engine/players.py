@@ -154,15 +154,15 @@ class ReplayPlayer:
         self._next += 1
         self.last = placed
         recorded = placed.interaction.request
-        where = f"{self._cassette} interaction {self._next - 1} (step {placed.step})"
         recorded_path = _path_and_query(recorded.uri)
         if recorded.method != request.method or not recorded_path.endswith(request.path):
             return Mismatch(
-                f"request drift at {where}: recorded {recorded.method} {recorded_path}, "
-                f"now {request.method} {request.path}",
+                f"request drift at {self._where(placed)}: recorded {recorded.method} "
+                f"{recorded_path}, now {request.method} {request.path}",
                 (),
             )
         if not _same_request(placed, request):
+            where = self._where(placed)
             changes = differences(recorded.body, request.body)
             shown = ", ".join(change.path or "/" for change in changes[:5])
             return Mismatch(
@@ -181,6 +181,10 @@ class ReplayPlayer:
         return WireResponse(
             response.status, response.headers, response.body, response.events, placed.latency_ms
         )
+
+    def _where(self, placed: PlacedInteraction) -> str:
+        """The interaction answered last, as a drift names it."""
+        return f"{self._cassette} interaction {self._next - 1} (step {placed.step})"
 
     def pause(self, seconds: float) -> None:
         """Replay never waits: the recorded retry already happened."""
@@ -264,5 +268,15 @@ def _exactly_equal(left: Any, right: Any) -> bool:
 
 
 def _path_and_query(uri: str) -> str:
-    parts = urlsplit(uri)
-    return parts.path + (f"?{parts.query}" if parts.query else "")
+    known = _PATHS.get(uri)
+    if known is None:
+        # Split once per address: a suite's requests go to a few.
+        parts = urlsplit(uri)
+        known = parts.path + (f"?{parts.query}" if parts.query else "")
+        if len(_PATHS) >= 1024:
+            _PATHS.clear()
+        _PATHS[uri] = known
+    return known
+
+
+_PATHS: dict[str, str] = {}

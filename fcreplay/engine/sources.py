@@ -10,6 +10,7 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -24,7 +25,13 @@ from fcreplay.inputs.suite import Suite
 if TYPE_CHECKING:
     from fcreplay.cassettes.store import Cassette
     from fcreplay.cassettes.unit import UnitCassette
-    from fcreplay.engine.players import Player, Recorder, ReplayPlayer, Transport
+    from fcreplay.engine.players import (
+        MissingCassettePlayer,
+        Player,
+        Recorder,
+        ReplayPlayer,
+        Transport,
+    )
 
 
 class CassetteObserver(Protocol):
@@ -128,14 +135,14 @@ class _Replaying:
         self._hint = hint
 
     def player(self, attempt: int) -> Player:
-        # The players load with the first unit replayed (a check from its cache has none).
-        from fcreplay.engine.players import MissingCassettePlayer, ReplayPlayer
-
+        # The players load with the first unit replayed (a check from its cache has none),
+        # once: an import here would cost a look-up for every attempt.
+        missing, replay = _replay_players()
         # A cassette read from disk was there; only one that was not is looked for again.
         if self._cassette.cassette is None and not self._cassette.exists:
-            return MissingCassettePlayer(self._cassette.path, self._hint)
+            return missing(self._cassette.path, self._hint)
         placed = self._cassette.of_attempt(attempt)
-        return ReplayPlayer(placed, cassette=self._cassette.path, record_hint=self._hint)
+        return replay(placed, cassette=self._cassette.path, record_hint=self._hint)
 
     def keep(self, attempt: int) -> None:
         """A replay keeps nothing but its log."""
@@ -289,6 +296,13 @@ class _Recording:
             f"{kept}: not every attempt got an answer; the recording so far waits in "
             f"{self._cassette.staging} for `--resume`"
         )
+
+
+@cache
+def _replay_players() -> tuple[type[MissingCassettePlayer], type[ReplayPlayer]]:
+    from fcreplay.engine.players import MissingCassettePlayer, ReplayPlayer
+
+    return MissingCassettePlayer, ReplayPlayer
 
 
 def record_hint(unit: Unit) -> str:

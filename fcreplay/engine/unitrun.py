@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache, cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fcreplay.adapters.protocol import ClientAdapter
+from fcreplay.cassettes.capped import NO_LINKS
 from fcreplay.engine.plan import Unit
 from fcreplay.engine.sources import Source
 from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptKey, AttemptRecord
 
 if TYPE_CHECKING:
+    from fcreplay.cassettes.store import CassetteMeta
+    from fcreplay.cassettes.unit import UnitCassette
     from fcreplay.engine.players import Player
+    from fcreplay.fingerprint import Fingerprint
 
 Emit = Callable[[AttemptRecord], None]
 
@@ -41,16 +46,15 @@ class UnitRun:
     _folders: dict[tuple[str, str], Path] = field(default_factory=dict)
     """Each target's variant's cassette folder (`Unit.cassette_folder`)."""
 
+    @cached_property
+    def _reads_only(self) -> bool:
+        """Whether cassettes are only read, from where they stand (a replay, not resumed),
+        by a read that can refuse a symlink (`capped.NO_LINKS`)."""
+        return self.reads_disk and not self.resuming and self.source.label == "replay" and NO_LINKS
+
     def run_unit(self, unit: Unit, emit: Emit) -> None:
         """Run the attempts of one unit not already done, emitting each record."""
-        # Here, not at the top: a check whose units all come from its cache runs none,
-        # and need not load the replay machinery.
-        from fcreplay.cassettes.store import CassetteMeta
-        from fcreplay.cassettes.unit import UnitCassette
-        from fcreplay.confine import confined
-        from fcreplay.engine.attempt import run_attempt
-        from fcreplay.engine.fingerprints import unit_fingerprint
-
+        CassetteMeta, UnitCassette, confined, run_attempt, unit_fingerprint = _machinery()
         repetitions = self.suite.config.repetitions
         adapter = self.adapters[unit.target.adapter]
         fingerprint = unit_fingerprint(self.suite, unit, adapter)
@@ -60,9 +64,19 @@ class UnitRun:
         folder = self._folders.get(key := (unit.target.name, unit.variant))
         if folder is None:
             folder = self._folders[key] = unit.cassette_folder(self.cassettes)
-        path = confined(folder / unit.cassette_name, self.cassettes, self._resolved)
+        name = unit.cassette_name
+        path = folder / name
+        on_link = None
+        if self._reads_only and folder in self._resolved and "/" not in name and "\\" not in name:
+            # The folder is inside (a cassette in it was checked): only the file itself may
+            # be a link that leads out, which the read refuses to follow without a check.
+            on_link = partial(confined, path, self.cassettes, self._resolved)
+        else:
+            path = confined(path, self.cassettes, self._resolved)
         cassette = (
-            UnitCassette.load(path, meta, self.suite.config.limits, staged=self.resuming)
+            UnitCassette.load(
+                path, meta, self.suite.config.limits, staged=self.resuming, on_link=on_link
+            )
             if self.reads_disk
             else UnitCassette(path, meta)
         )
@@ -100,3 +114,23 @@ class UnitRun:
         note = plan.finish(complete)
         if note is not None and self.note is not None:
             self.note(note)
+
+
+@cache
+def _machinery() -> tuple[
+    type[CassetteMeta],
+    type[UnitCassette],
+    Callable[..., Path],
+    Callable[..., AttemptRecord],
+    Callable[..., Fingerprint],
+]:
+    """What running a unit takes, imported with the first unit run, not at the top: a
+    check whose units all come from its cache runs none, and need not load it (and an
+    import in `run_unit` itself would cost a look-up for every unit)."""
+    from fcreplay.cassettes.store import CassetteMeta
+    from fcreplay.cassettes.unit import UnitCassette
+    from fcreplay.confine import confined
+    from fcreplay.engine.attempt import run_attempt
+    from fcreplay.engine.fingerprints import unit_fingerprint
+
+    return CassetteMeta, UnitCassette, confined, run_attempt, unit_fingerprint

@@ -36,8 +36,9 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from fcreplay.adapters.protocol import ClientAdapter, ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
@@ -52,7 +53,8 @@ from fcreplay.schemadiff.tool_settings import declaration_differences as declara
 from fcreplay.strictjson import exact_parts
 
 if TYPE_CHECKING:
-    from fcreplay.cassettes.store import Cassette
+    from fcreplay.cassettes.interactions import Interaction
+    from fcreplay.cassettes.store import Cassette, UnreadableInteraction
 
 
 def schema_diff(
@@ -96,11 +98,21 @@ def schema_diff(
 
 def allowed_classes(allow: Iterable[str], suite: Suite) -> tuple[str, ...]:
     """The union of `allow` and the suite's `schema_diff_allow`, in CLASSES order."""
-    chosen = set(allow) | set(suite.config.schema_diff_allow)
+    key = (tuple(allow), tuple(suite.config.schema_diff_allow))
+    known = _ALLOWED.get(key)
+    if known is not None:
+        return known  # a replay makes a differ for every cassette
+    chosen = set(key[0]) | set(key[1])
     unknown = sorted(chosen - set(ALLOWABLE) - {"lossless"})
     if unknown:
         raise ValueError(f"unknown class {unknown[0]!r} (known: {', '.join(ALLOWABLE)})")
-    return tuple(kind for kind in ALLOWABLE if kind in chosen)
+    if len(_ALLOWED) >= 64:
+        _ALLOWED.clear()
+    made = _ALLOWED[key] = tuple(kind for kind in ALLOWABLE if kind in chosen)
+    return made
+
+
+_ALLOWED: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
 
 
 @dataclass
@@ -183,9 +195,7 @@ class SchemaDiffer:
 
     def add(self, cassette: Cassette, unit: Unit) -> None:
         """Count every request of `cassette`, recorded for `unit`."""
-        # Here, not at the top: a check answered by its cache reads no cassette.
-        from fcreplay.cassettes.store import UnreadableInteraction
-
+        unreadable = _unreadable()
         self._cassettes += 1
         (name, adapter), example = _recording_adapter(cassette, unit), str(cassette.path)
         conversation = adapter.CAPABILITIES.conversation_keys
@@ -195,10 +205,11 @@ class SchemaDiffer:
                 "(it has no sent_tools, read_request and wire_schema)"
             )
             return
-        for index, interaction in enumerate(cassette.interactions):
-            if isinstance(interaction, UnreadableInteraction):
-                self.skip(f"{example}: interaction {index + 1}: {interaction.reason}")
+        for index, item in enumerate(cassette.interactions):
+            if isinstance(item, unreadable):
+                self.skip(f"{example}: interaction {index + 1}: {item.reason}")
                 continue
+            interaction = cast("Interaction", item)
             body, uri = interaction.request.body, interaction.request.uri
             if not isinstance(body, dict):
                 self.skip(f"{example}: interaction {index + 1}: request body is not a JSON object")
@@ -313,6 +324,15 @@ class SchemaDiffer:
         if kind == "lossless":
             return "lossless"
         return "allowed" if kind in self.allowed else "blocking"
+
+
+@cache
+def _unreadable() -> type[UnreadableInteraction]:
+    # Imported with the first cassette added, not at the top (a check answered by its
+    # cache reads no cassette), and once, not for every cassette.
+    from fcreplay.cassettes.store import UnreadableInteraction
+
+    return UnreadableInteraction
 
 
 _READS_BACK: dict[int, tuple[ClientAdapter, bool]] = {}
