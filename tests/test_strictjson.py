@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fcreplay.strictjson as strictjson
+from fcreplay.leanjson import loads_lean
 
 PAD = b" " * 20_000
 """Makes any text a large document (the other checking path)."""
@@ -182,3 +183,31 @@ def test_pieces_join_to_the_exact_bytes_and_compare_as_they_do(
     one, two = strictjson.exact_json(body), strictjson.exact_json(other)
     same = one is not None and one == two and (b"null" not in one or body == other)
     assert strictjson.same_members(body, other) is same
+
+
+_PAD = " " * (1 << 20)  # past the size from which `loads_lean` takes Python's parser
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": [1, 2.5, "x", null, true], "b": {"c": 123456789012345678901234567890}}',
+        '{"a": 1e999}',
+        '{"a": NaN}',
+        '{"a": -Infinity}',
+        "[" * 100 + "]" * 100,
+        "[" * 64 + "]" * 64,
+        '{"a": "\\ud800"}',
+        '{"a": 1,}',
+    ],
+)
+def test_a_large_document_is_read_lean_as_pythons_parser_reads_it(text: str) -> None:
+    for padded in (text, text + _PAD):
+        try:
+            expected: Any = strictjson._loads(padded, 64)  # Python's parser, every check
+        except json.JSONDecodeError as exc:
+            with pytest.raises(type(exc)) as raised:
+                loads_lean(padded, max_depth=64)
+            assert str(raised.value) == str(exc)
+        else:
+            assert loads_lean(padded, max_depth=64) == expected
