@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import orjson
-
 import fcreplay.strictjson as strictjson
 from fcreplay.limits import DEFAULT_LIMITS
 
@@ -27,8 +25,8 @@ def loads_lean(text: str, *, max_depth: int = DEFAULT_LIMITS.max_json_depth) -> 
         return strictjson.loads(text.encode(), max_depth=max_depth)
     try:
         value = json.loads(text, parse_constant=_refused, parse_float=_finite)
-        deep = b"\n" + b" " * (2 * max_depth) in orjson.dumps(value, option=orjson.OPT_INDENT_2)
-    except (_Refused, ValueError, RecursionError, TypeError, orjson.JSONEncodeError):
+        deep = strictjson.nested_past(value, max_depth)
+    except (_Refused, ValueError, RecursionError, TypeError):
         deep = True  # worded by `strictjson.loads`, or a number orjson cannot write
     return strictjson.loads(text.encode(), max_depth=max_depth) if deep else value
 
