@@ -25,3 +25,7 @@ SCHEMA_VALUES = frozenset(
     }
 )
 """Keywords whose value is one subschema (`items` may also be a list, draft 4 style)."""
+SIMPLE_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
+"""The type names `type` takes."""
+NUMBER_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+"""Keywords whose value bounds a number."""

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fcreplay.keywords import NUMBER_BOUNDS, SIMPLE_TYPES
+
 JsonPath = tuple[str | int, ...]
 Missing = list[tuple[JsonPath, list[str]]]
 """Per object that lacks required properties: its path, and those names in `required` order."""
@@ -36,7 +38,6 @@ _TYPES: dict[type, str] = {
     bool: "boolean",
     type(None): "null",
 }
-_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 _COUNTS = frozenset({"minLength", "maxLength", "minItems", "maxItems"})
 _DEPTH = 64
 """Deeper instances are left to jsonschema."""
@@ -134,7 +135,7 @@ def _holds(keyword: str, value: Any, instance: Any, kind: str) -> bool:
             return kind != "string" or re.search(value, instance) is not None
         except re.error:
             return False
-    if keyword in _BOUNDS:
+    if keyword in NUMBER_BOUNDS:
         if type(value) not in (int, float):
             return False
         if kind not in ("integer", "number"):
@@ -168,7 +169,7 @@ def _is_type(instance: Any, kind: str, value: Any) -> bool:
     names = [value] if type(value) is str else value
     if type(names) is not list or not names:
         return False
-    if not all(type(name) is str and name in _NAMES for name in names):
+    if not all(type(name) is str and name in SIMPLE_TYPES for name in names):
         return False
     for name in names:
         if name == kind or (name == "number" and kind == "integer"):
@@ -176,6 +177,3 @@ def _is_type(instance: Any, kind: str, value: Any) -> bool:
         if name == "integer" and kind == "number" and instance.is_integer():
             return True
     return False  # a type failure: jsonschema's message
-
-
-_NAMES = frozenset(_TYPES.values())

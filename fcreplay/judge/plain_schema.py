@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fcreplay.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+from fcreplay.keywords import NUMBER_BOUNDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES, SIMPLE_TYPES
 
 # The shared vocabulary, less two older drafts' words: `additionalItems` is no 2020-12
 # keyword (any value passes, as for every unknown one), and the meta-schema's own rule
@@ -36,7 +36,6 @@ _STRING = frozenset(
     {"title", "description", "$comment", "format", "contentEncoding", "contentMediaType"}
 )
 _BOOLEAN = frozenset({"deprecated", "readOnly", "writeOnly", "uniqueItems"})
-_NUMBER = frozenset({"maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"})
 _COUNT = frozenset(
     {
         "maxLength",
@@ -53,7 +52,6 @@ _COUNT = frozenset(
 _ANY = frozenset({"const", "default"})
 _ARRAY = frozenset({"enum", "examples"})
 """Any array."""
-_SIMPLE_TYPES = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
 _DEPTH = 64
 """Deeper schemas are left to jsonschema."""
 
@@ -89,7 +87,7 @@ def _schema(schema: Any, is_regex: Callable[[str], bool], depth: int) -> bool:
         elif keyword in _COUNT:
             if type(value) is not int or value < 0:
                 return False
-        elif keyword in _NUMBER:
+        elif keyword in NUMBER_BOUNDS:
             if type(value) is not int and type(value) is not float:
                 return False
         elif keyword in _BOOLEAN:
@@ -113,11 +111,11 @@ def _schema(schema: Any, is_regex: Callable[[str], bool], depth: int) -> bool:
 def _other(keyword: str, value: Any, is_regex: Callable[[str], bool]) -> bool:
     if keyword == "type":
         if type(value) is str:
-            return value in _SIMPLE_TYPES
+            return value in SIMPLE_TYPES
         return (
             type(value) is list
             and bool(value)
-            and all(type(name) is str and name in _SIMPLE_TYPES for name in value)
+            and all(type(name) is str and name in SIMPLE_TYPES for name in value)
             and len(set(value)) == len(value)
         )
     if keyword == "required":

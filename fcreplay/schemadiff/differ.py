@@ -98,21 +98,11 @@ def schema_diff(
 
 def allowed_classes(allow: Iterable[str], suite: Suite) -> tuple[str, ...]:
     """The union of `allow` and the suite's `schema_diff_allow`, in CLASSES order."""
-    key = (tuple(allow), tuple(suite.config.schema_diff_allow))
-    known = _ALLOWED.get(key)
-    if known is not None:
-        return known  # a replay makes a differ for every cassette
-    chosen = set(key[0]) | set(key[1])
+    chosen = set(allow) | set(suite.config.schema_diff_allow)
     unknown = sorted(chosen - set(ALLOWABLE) - {"lossless"})
     if unknown:
         raise ValueError(f"unknown class {unknown[0]!r} (known: {', '.join(ALLOWABLE)})")
-    if len(_ALLOWED) >= 64:
-        _ALLOWED.clear()
-    made = _ALLOWED[key] = tuple(kind for kind in ALLOWABLE if kind in chosen)
-    return made
-
-
-_ALLOWED: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
+    return tuple(kind for kind in ALLOWABLE if kind in chosen)
 
 
 @dataclass
@@ -128,9 +118,13 @@ class _Seen:
 class SchemaDiffer:
     """Collects recorded requests cassette by cassette; `result()` diffs and folds them."""
 
-    def __init__(self, suite: Suite, *, allow: Iterable[str] = ()) -> None:
+    def __init__(
+        self, suite: Suite, *, allow: Iterable[str] = (), allowed: tuple[str, ...] | None = None
+    ) -> None:
+        """`allowed`: the classes `allowed_classes` made already (a replay makes a fresh
+        differ for every cassette), else made from `allow` and the suite's."""
         self.suite = suite
-        self.allowed = allowed_classes(allow, suite)
+        self.allowed = allowed_classes(allow, suite) if allowed is None else allowed
         self.missing: list[str] = []
         """Planned cassettes not found on disk."""
         self._skipped: list[str] = []
@@ -152,7 +146,7 @@ class SchemaDiffer:
     def fresh(self, *, shared: bool = False) -> SchemaDiffer:
         """An empty differ for the same suite (one per replay worker chunk); `shared`: one
         that reuses this one's per-adapter decisions, to collect a single cassette's share."""
-        differ = SchemaDiffer(self.suite, allow=self.allowed)
+        differ = SchemaDiffer(self.suite, allowed=self.allowed)
         if shared:
             differ._reducible = self._reducible
             differ._expected = self._expected
