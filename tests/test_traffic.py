@@ -78,6 +78,31 @@ def test_the_earliest_equal_recording_answers_whatever_its_key_order(tmp_path: P
     assert isinstance(found[2], Miss) and found[2].differences == ("/top_p: recorded 1, now true",)
 
 
+def test_bytes_sent_as_recorded_answer_in_order_without_being_parsed(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    reordered = {"messages": [{"content": "a", "role": "user"}], "model": "m"}
+    exact = {"model": "m", "messages": [{"role": "user", "content": "a"}]}
+
+    def compact(body: dict[str, Any]) -> ClientRequest:
+        # As SDKs send JSON: the bytes a cassette's body is written back as, keys in order.
+        return ClientRequest("POST", URL, {}, json.dumps(body, separators=(",", ":")).encode())
+
+    record(path, compact(exact), compact(reordered), compact(exact))
+    player = TrafficPlayer(path, META, "none")
+    sent = [compact(exact) for _ in range(3)]
+    found = [player.lookup(request) for request in sent]
+    assert [f.index for f in found if isinstance(f, Replayed)] == [0, 1, 2]
+    # The first and the last were their recordings' bytes with none unplayed before them;
+    # the second had to be compared with the reordered recording, which answered it.
+    assert ["_body" in request.__dict__ for request in sent] == [False, True, False]
+    # A recorded NaN (a YAML cassette may hold one) is written as `null` in the bytes
+    # compared: the same bytes, not the same value.
+    player = TrafficPlayer(path, META, "none")
+    player.recorded[0].request.body["temperature"] = float("nan")
+    missed = player.lookup(compact({**exact, "temperature": None}))
+    assert isinstance(missed, Miss) and missed.nearest == 0
+
+
 def test_cassettes_of_one_tool_list_share_it_and_hash_each_body_as_sent(tmp_path: Path) -> None:
     tools = [{"type": "function", "function": {"name": f"t{n}", "parameters": {
         "type": "object", "properties": {"x": {"type": "string", "description": "é" * 300}}}}}

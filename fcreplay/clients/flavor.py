@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -19,7 +20,10 @@ _MODULES: dict[Flavor, str] = {
 
 def default_flavor() -> Flavor:
     """httpx2 when installed (what current SDKs need), else httpx (what older ones take)."""
-    return "httpx2" if importlib.util.find_spec("httpx2") is not None else "httpx"
+    # Imported already (as by an SDK built on it) means installed, without a path search.
+    if "httpx2" in sys.modules or importlib.util.find_spec("httpx2") is not None:
+        return "httpx2"
+    return "httpx"
 
 
 def library(flavor: str | None = None) -> ClientLibrary:

@@ -74,6 +74,8 @@ def _share_tools(body: Any) -> None:
     """
     if type(body) is not dict or type(tools := body.get("tools")) is not list or not tools:
         return
+    if shared_exact(tools) is not None:
+        return  # already the shared list (a format-2 cassette's table is read once)
     exact = exact_json(tools)
     if exact is None:
         return

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fcreplay.adapters.protocol import ReadBackAdapter
 from fcreplay.adapters.registry import api_for_url, get_adapter
@@ -95,6 +95,19 @@ def model_exchanges(
     return found
 
 
+_READS_BACK: dict[str, tuple[object, bool]] = {}
+"""Whether each adapter, by name, is a ReadBackAdapter: a runtime-checkable Protocol looks
+at every member on each `isinstance`, and every record asks."""
+
+
+def reads_back(name: str, adapter: object) -> bool:
+    """`isinstance(adapter, ReadBackAdapter)` for the adapter registered as `name`."""
+    known = _READS_BACK.get(name)
+    if known is None or known[0] is not adapter:
+        known = _READS_BACK[name] = (adapter, isinstance(adapter, ReadBackAdapter))
+    return known[1]
+
+
 @dataclass(frozen=True)
 class ToolDrift:
     """One difference between a tool a request declared and the contract's."""
@@ -142,9 +155,10 @@ def tool_drifts(
         raise ValueError(f"tool {missing[0]!r} is not in the contract")
     found: list[ToolDrift] = []
     for exchange in exchanges:
-        adapter = get_adapter(exchange.api)
-        if not isinstance(adapter, ReadBackAdapter):
+        found_adapter = get_adapter(exchange.api)
+        if not reads_back(exchange.api, found_adapter):
             continue  # an adapter without read-back cannot say what was declared
+        adapter = cast(ReadBackAdapter, found_adapter)
         specs = adapter.sent_tools(exchange.request_body)
         if not specs:
             continue

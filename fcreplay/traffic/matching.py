@@ -77,12 +77,14 @@ class ExactIndex:
 
     def __init__(self, interactions: Sequence[Interaction]) -> None:
         self._positions: dict[tuple[str, str, bytes], list[int]] = {}
+        self._routes: list[tuple[str, str]] = []
         for index, interaction in enumerate(interactions):
             recorded = interaction.request
+            route = (recorded.method, path_of(recorded.uri))
+            self._routes.append(route)
             exact = exact_json(recorded.body)
             if exact is not None:
-                key = (recorded.method, path_of(recorded.uri), exact)
-                self._positions.setdefault(key, []).append(index)
+                self._positions.setdefault((*route, exact), []).append(index)
 
     def first(self, played: Sequence[bool], method: str, path: str, exact: bytes) -> int | None:
         """The first unplayed recording whose request has exactly these bytes, or None."""
@@ -90,6 +92,27 @@ class ExactIndex:
             if not played[index]:
                 return index
         return None
+
+    def sent(self, played: Sequence[bool], method: str, path: str, content: bytes) -> int | None:
+        """The recording that answers a request whose body bytes are exactly a recorded
+        body's (`strictjson.exact_json`, as SDKs send JSON), found without parsing them;
+        None when `find` must decide on the parsed body.
+
+        Parsing them would give the value the bytes were written from: equal as `find`
+        compares, and no other unplayed recording of the route comes before it (one might
+        hold the same value with its keys in another order). A `null` may stand for a
+        recorded NaN, which only `==` on the parsed value tells apart.
+        """
+        if content[:1] not in (b"{", b"[") or b"null" in content:
+            return None
+        hit = self.first(played, method, path, content)
+        if hit is None:
+            return None
+        route = (method, path)
+        for index in range(hit):
+            if not played[index] and self._routes[index] == route:
+                return None
+        return hit
 
 
 def find(

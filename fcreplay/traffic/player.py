@@ -35,7 +35,7 @@ from fcreplay.cassettes.interactions import Interaction
 from fcreplay.cassettes.store import CassetteMeta
 from fcreplay.neutral import WireResponse
 from fcreplay.traffic.cassette import load_traffic, save_traffic
-from fcreplay.traffic.matching import ExactIndex, Miss, find, miss
+from fcreplay.traffic.matching import ExactIndex, Match, Miss, find, miss
 from fcreplay.traffic.wire import ClientRequest
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
@@ -111,18 +111,21 @@ class TrafficPlayer:
     def lookup(self, request: ClientRequest) -> Lookup:
         """Decide how to answer one request (see the module doc)."""
         with self._lock:
-            self._secrets.update(request.credentials())
+            if self._live or self.mode == "new_episodes":
+                # Only these modes can write the cassette that must not hold them.
+                self._secrets.update(request.credentials())
             if self._live:
                 return Live()
             if self._index is None:
                 self._index = ExactIndex(self._recorded)
-            found = find(
-                self._recorded,
-                self._played,
-                request.method,
-                request.path,
-                request.body(),
-                self._index,
+            method = request.method.upper()
+            hit = self._index.sent(self._played, method, request.path, request.content)
+            found = (
+                Match(hit, None)
+                if hit is not None
+                else find(
+                    self._recorded, self._played, method, request.path, request.body(), self._index
+                )
             )
             if found is not None:
                 self._played[found.index] = True

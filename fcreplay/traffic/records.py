@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from fcreplay.adapters.protocol import ReadBackAdapter
 from fcreplay.adapters.registry import get_adapter
@@ -35,7 +35,7 @@ from fcreplay.record import (
 )
 from fcreplay.strictjson import exact_json
 from fcreplay.traffic.cassette import shared_exact
-from fcreplay.traffic.judging import ModelExchange
+from fcreplay.traffic.judging import ModelExchange, reads_back
 from fcreplay.version import __version__
 
 if TYPE_CHECKING:
@@ -93,8 +93,8 @@ def _record(
     request = exchange.interaction.request
     body = request.body if isinstance(request.body, dict) else {}
     view = (
-        adapter.read_request(body, request.uri)
-        if isinstance(adapter, ReadBackAdapter)
+        cast(ReadBackAdapter, adapter).read_request(body, request.uri)
+        if reads_back(exchange.api, adapter)
         else RequestView(None, None, 0, (), ToolChoice(), None, exchange.stream)
     )
     known = exchange.body_text if isinstance(request.body, dict) else None
