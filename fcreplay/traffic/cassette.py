@@ -24,7 +24,7 @@ from fcreplay.cassettes.store import (
     CassetteMeta,
     assemble_cassette,
     interaction_text,
-    load_cassette,
+    load_cassette_if_any,
 )
 from fcreplay.errors import InputError
 from fcreplay.strictjson import exact_json
@@ -47,10 +47,11 @@ def load_traffic(path: Path) -> list[Interaction] | None:
     Raises InputError when the file is not a cassette or an interaction cannot be
     decoded (replaying around a hole would answer the wrong requests).
     """
-    if not path.exists():
+    cassette = load_cassette_if_any(path)
+    if cassette is None:
         return None
     found = []
-    for index, interaction in enumerate(load_cassette(path).interactions):
+    for index, interaction in enumerate(cassette.interactions):
         if isinstance(interaction, UnreadableInteraction):
             raise InputError.at(path, None, f"interaction {index}: {interaction.reason}")
         _share_tools(interaction.request.body)

@@ -83,7 +83,7 @@ class TrafficPlayer:
         self.meta = meta
         self.mode = mode
         loaded = None if mode == "all" else load_traffic(path)
-        self.existed = path.exists()
+        self.existed = loaded is not None or path.exists()
         """Whether the cassette was on disk when the player opened it."""
         self._recorded: list[Interaction] = list(loaded or [])
         self._played = [False] * len(self._recorded)
