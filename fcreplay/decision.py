@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fcreplay.canonical import canonical_json
+from fcreplay.quickinit import quick
 
 DecisionKind = Literal["tool_call", "text", "refusal", "invalid"]
 
@@ -53,6 +54,7 @@ class ToolCall:
         )
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Tokens one answer cost, normalized across providers.
@@ -92,6 +94,7 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What the model decided in one turn, normalized across providers.
