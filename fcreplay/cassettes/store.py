@@ -50,6 +50,7 @@ from fcreplay.errors import InputError
 from fcreplay.fingerprint import Fingerprint
 from fcreplay.limits import DEFAULT_LIMITS, Limits
 from fcreplay.neutral import WireResponse
+from fcreplay.quickinit import quick
 from fcreplay.version import __version__
 
 CASSETTE_VERSION = 1
@@ -63,6 +64,7 @@ SERIALIZER_NAME = "fcreplay"
 """Name under which `SERIALIZER` is registered with vcrpy."""
 
 
+@quick
 @dataclass(frozen=True)
 class CassetteMeta:
     """Where an fcreplay cassette comes from: which target, variant and case."""
