@@ -152,7 +152,8 @@ def _cassette_of(path: str | Path, raw: bytes, limits: Limits) -> Cassette:
             interactions.append(read_interaction(index, item, own=own, limits=limits))
         except BodyLimitError as exc:
             raise InputError.at(path, None, f"interaction {index}: {exc}") from None
-    return Cassette(Path(path), meta, interactions)
+    # The caller's Path itself: it wrote itself out as a string once already (to be opened).
+    return Cassette(path if isinstance(path, Path) else Path(path), meta, interactions)
 
 
 def _load_document(path: str | Path, raw: bytes, limits: Limits) -> Any:
