@@ -56,12 +56,6 @@ from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
 from fcreplay.shards import Shard
 
 INDEX, MEMO = "stat-index.json", "tail.json"
-_EARLY_FOLD_UNITS = 10_000
-"""Up to this many units replayed, a target is folded as soon as its last one comes in,
-while the workers replay the rest (the parent would wait idle); above, after the replay:
-what the folds hold, held while the workers run, raised the peak of a 100k-exchange
-check (34,610 units) from 259 to 326 MiB. Up to as many, each target's pack is written
-then too, from its lines held until then."""
 
 
 @dataclass(frozen=True)
@@ -87,42 +81,36 @@ class _Digests:
     only the records of attempts that drifted or found no recording. When a target's last
     replayed unit comes in, `done` folds it, while the workers replay on.
 
-    With `early` (the run folds during the replay), a worker adds up the digests of the
-    targets it replays every unit of (`fold.Part`, in plan order), so that the parent
-    joins a few parts instead of reading every digest back; otherwise the parent holds
-    every replayed unit's digest, compressed, until the packs are written."""
+    A worker adds up the digests of the targets it replays every unit of (`fold.Part`, in
+    plan order), so that the parent joins a few parts instead of reading every digest
+    back. A unit's digest (JSON) is held until its target's pack is written: while the
+    workers replay, as soon as the target is in; in one process, from the finished log,
+    so held compressed till then."""
 
     def __init__(
-        self,
-        prices: dict[str, Price],
-        planned: list[Planned],
-        done: Callable[[str], None],
-        early: bool,
+        self, prices: dict[str, Price], planned: list[Planned], done: Callable[[str], None]
     ) -> None:
         self._prices = prices
         self._planned = {p.unit.label: p for p in planned}
         self._position = {p.unit.label: n for n, p in enumerate(planned)}
         self._left = Counter(p.unit.target.name for p in planned if p.entry is None)
         self._done = done
-        self._early = early
         cached = {p.unit.target.name for p in planned if p.entry is not None}
-        self._whole = set(self._left) - cached if early else set()
+        self._whole = set(self._left) - cached
         self.parts: dict[str, list[tuple[int, fold.Part]]] = {}
         """Per target, the parts workers sent, by the plan position of their first unit."""
 
     def of(self, unit: Unit, records: list[AttemptRecord]) -> tuple[bytes, Digest]:
         digest = digest_of(records, self._prices)
-        data = digest_bytes(digest)
-        return (data if self._early else zlib.compress(data, 1)), digest
+        return digest_bytes(digest), digest
 
     def keeps(self, record: AttemptRecord) -> bool:
         return record.drift is not None or record.replay_miss
 
     def take(self, unit: Unit, made: tuple[bytes, Digest]) -> None:
         p = self._planned[unit.label]
-        p.digest_bytes, digest = made
-        if self._early:
-            p.digest = digest
+        data, p.digest = made
+        p.digest_bytes = zlib.compress(data, 1)  # held until the run has ended
         self._count(unit)
 
     def joined(
@@ -262,18 +250,23 @@ def cached_check(
             memo.targets[name] = (key, raw)
             changed = True
 
-    replayed = sum(p.entry is None for p in planned)
-    early = fold_target if replayed <= _EARLY_FOLD_UNITS else (lambda name: None)
-    digests = _Digests(dict(config.prices), planned, early, replayed <= _EARLY_FOLD_UNITS)
+    digests = _Digests(dict(config.prices), planned, fold_target)
     early_shares = SchemaShares(suite, planned, shares)
-    packer = PackWriter(
-        folder, planned, shares, reps, hold=replayed <= _EARLY_FOLD_UNITS, written=early_shares.take
-    )
+
+    def written(name: str) -> None:
+        if name in folds:  # folded when its last unit came in: its digests are in its pack
+            for p in targets[name]:
+                p.digest_bytes = b""
+        early_shares.take(name)
+
+    packer = PackWriter(folder, planned, shares, reps, written=written)
     run = replay(
         suite,
         replace(options, observer=shares, reuse=reuse, condense=digests, logged=packer.block),
         progress=progress,
     )
+    packer.replayed(run.run_id)
+    early_shares.closed = True  # the rest is taken by `schema_of`
     by_label = {p.unit.label: p for p in planned}
     for record in run.records:
         by_label[record.unit].records.append(record)

@@ -5,7 +5,8 @@ runner's `logged`); the blocks are held until every replayed unit of a target is
 and the target's pack is written then, while the workers replay the rest. It is
 written at the next block, since a chunk's digests and shares come in after its lines.
 What is left is written after the replay: from the held lines, or from the finished
-log when they were not held (one process, or a run too large to hold them: `hold`).
+log when there were none (one process). Only the lines of the targets in progress are
+held: the workers replay in plan order, in which a target's units are together.
 """
 
 from __future__ import annotations
@@ -39,18 +40,15 @@ class PackWriter:
         shares: UnitShares,
         reps: int,
         *,
-        hold: bool,
         written: Callable[[str], None] = lambda name: None,
     ) -> None:
-        self._folder, self._shares, self._reps, self._hold = folder, shares, reps, hold
+        self._folder, self._shares, self._reps = folder, shares, reps
         self._on_written = written
         """Told each target whose pack was written while the workers replay."""
         self._planned = planned
         self._targets: dict[str, list[Planned]] = {}
         for p in planned:
             self._targets.setdefault(p.unit.target.name, []).append(p)
-        # Only a writer that holds blocks looks units up (a large run's would be large).
-        self._replayed = {p.ids for p in planned if p.entry is None} if hold else set()
         left = {name: sum(p.entry is None for p in ps) * reps for name, ps in self._targets.items()}
         self._left = {name: count for name, count in left.items() if count}
         """Per target with a unit replayed, the lines still to come."""
@@ -64,18 +62,23 @@ class PackWriter:
         self, run_id: str, keys: Sequence[AttemptKey], sizes: Sequence[int], data: bytes
     ) -> None:
         """Take a block of lines the workers made, as the log gets it (the runner's `logged`)."""
-        if not self._hold or self._failed is not None:
+        if self._failed is not None:
             return
         self._write_ready(run_id)
         held, left, offset = self._held, self._left, 0
         for key, size in zip(keys, sizes, strict=True):
-            ids = (key[0], key[1], key[2])
-            if ids in self._replayed:
-                held.setdefault(ids, []).append((data, offset, size))
+            # A block holds replayed units only (those taken from the cache are not sent).
+            if key[0] in left:
+                held.setdefault((key[0], key[1], key[2]), []).append((data, offset, size))
                 left[key[0]] -= 1
                 if not left[key[0]]:
                     self._ready.append(key[0])
             offset += size
+
+    def replayed(self, run_id: str) -> None:
+        """Write the packs of the targets that are in, once the replay has ended (so that
+        the schema diff takes the last one in as it took the others)."""
+        self._write_ready(run_id)
 
     def finish(self, run: RunResult) -> None:
         """Write what is left, once the replay has ended (OSError: a pack was not written)."""
