@@ -133,23 +133,23 @@ def _anchor(results: dict[str, Any]) -> list[str]:
 
 def _plugin(results: dict[str, Any]) -> list[str]:
     p = results.get("plugin")
-    if not p or "median_seconds" not in p:
+    if not p or "overhead_ms" not in p:
         return []
-    m, per, cpu = p["median_seconds"], p["per_test_ms"], p.get("per_test_cpu_ms", {})
     lines = [
-        f"plugin overhead, {p['tests']} tests through the openai SDK (median of {p['repeat']}):",
+        f"plugin overhead, {p['tests']} tests through the openai SDK, each beside its stub twin "
+        f"in one session (median of {p['repeat']}; a stub test takes {p['stub_test_ms']:.2f} ms):",
         "",
-        "| session | wall s | per-test overhead ms (wall - stub) / N | the same in CPU ms |",
-        "|---|---:|---:|---:|",
+        "| plugin | in the tests ms | end of session ms / N | session share ms / N "
+        "| per-test overhead ms | the same in CPU ms |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for key, label in (("fcreplay", "fcreplay plugin"), ("vcr", "pytest-recording")):
-        spent = f"{cpu[key]:.2f}" if key in cpu else "-"
-        lines.append(f"| {label} | {m[key]:.2f} | {per[key]:.2f} | {spent} |")
-    return [
-        *lines,
-        f"| stub transport (no cassettes) | {m['stub']:.2f} | - | - |",
-        f"| {p['tests']} trivial tests | {m['empty']:.2f} | - | - |",
-    ]
+        o = p["overhead_ms"][key]
+        lines.append(
+            f"| {label} | {o['in_tests']:.2f} | {o['end']:.2f} | {o['session']:.2f} "
+            f"| {o['total']:.2f} | {o['cpu_total']:.2f} |"
+        )
+    return lines
 
 
 def _proxy(results: dict[str, Any]) -> list[str]:
