@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fcreplay.canonical import canonical_json
+from fcreplay.quickinit import quick
+from fcreplay.strictjson import exact_json
 
 DecisionKind = Literal["tool_call", "text", "refusal", "invalid"]
 
@@ -21,6 +23,7 @@ Stop = Literal[
 ]
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """One function call requested by the model."""
@@ -53,6 +56,7 @@ class ToolCall:
         )
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Tokens one answer cost, normalized across providers.
@@ -92,6 +96,7 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What the model decided in one turn, normalized across providers.
@@ -218,10 +223,27 @@ def signature(decision: Decision) -> Signature:
     Arguments that are not a JSON object enter as their raw text, so two
     different malformed calls never share a signature.
     """
-    calls = sorted((call.name, canonical_json(_argument_value(call))) for call in decision.calls)
+    calls = sorted((call.name, _canonical(_argument_value(call))) for call in decision.calls)
     names = tuple(name for name, _ in calls)
     arguments = "[" + ",".join(args for _, args in calls) + "]"
     return (decision.kind, names, arguments)
+
+
+def _canonical(value: Any) -> str:
+    # By exact bytes: a unit's attempts mostly make the same calls. Equal bytes without a
+    # `null` (which may stand for NaN) are equal values, with one canonical text.
+    exact = exact_json(value)
+    if exact is None or b"null" in exact:
+        return canonical_json(value)
+    known = _CANONICAL.get(exact)
+    if known is None:
+        if len(_CANONICAL) >= 4096:
+            _CANONICAL.clear()
+        known = _CANONICAL[exact] = canonical_json(value)
+    return known
+
+
+_CANONICAL: dict[bytes, str] = {}
 
 
 def _argument_value(call: ToolCall) -> Any:

@@ -12,6 +12,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from fcreplay.quickinit import quick
+
 SHORT = 16
 """Hex digits kept of each hash: enough to tell versions apart, short enough to read."""
 
@@ -19,6 +21,7 @@ PARTS = ("contract", "prompt", "settings", "adapter", "case", "tool results")
 """Every part, in the order causes are listed."""
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Fingerprint:
     """Short hashes (and labels) of everything that goes into one unit's requests."""

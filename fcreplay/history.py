@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from fcreplay.quickinit import quick
+
 Placement = Literal["next_message", "right_after", "after"]
 """Where the results of one assistant turn's calls must stand:
 
@@ -46,6 +48,7 @@ class HistoryResult:
     is_error: bool = False
 
 
+@quick
 @dataclass(frozen=True)
 class HistoryMessage:
     """One message of the history (or, for item-based formats, a run of items)."""
@@ -60,6 +63,7 @@ class HistoryMessage:
     """Tool results the message carries; empty for any other message."""
 
 
+@quick
 @dataclass(frozen=True)
 class History:
     """The tool-loop view of one request's conversation, in order."""

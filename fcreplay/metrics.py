@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, fields
 from fcreplay.canonical import canonical_json, sorted_json
 from fcreplay.decision import Signature
 from fcreplay.finding import Finding
+from fcreplay.quickinit import quick
 from fcreplay.record import AttemptRecord, StepRecord
 
 METRICS = (
@@ -71,6 +72,7 @@ _NO_CODES: frozenset[str] = frozenset()
 _CALL_INDEX = re.compile(r"^/calls/(\d+)(?:/|$)")
 
 
+@quick
 @dataclass(frozen=True)
 class Assessment:
     """What one attempt record contributes to the metrics."""

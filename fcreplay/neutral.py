@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from fcreplay.canonical import sorted_json
+from fcreplay.quickinit import quick
 
 SIMULATED_LATENCY_HEADER = "x-fcreplay-simulated-latency-ms"
 """Response header of fcreplay's own simulator: the latency it simulates. A recording
@@ -87,6 +88,7 @@ class RequestSettings:
     stream: bool = False
 
 
+@quick
 @dataclass(frozen=True)
 class WireRequest:
     """A request body ready to send; the transport adds the base URL and the key."""
@@ -114,6 +116,7 @@ class WireRequest:
         self.__dict__.setdefault("body_sha256", digest)
 
 
+@quick
 @dataclass(frozen=True)
 class StreamEvent:
     """One server-sent event: its `event:` name and its data, parsed when JSON."""
@@ -123,6 +126,7 @@ class StreamEvent:
     """The decoded JSON payload, or the raw string (e.g. "[DONE]") when not JSON."""
 
 
+@quick
 @dataclass(frozen=True)
 class WireResponse:
     """A response as it came off the wire, or out of a cassette: a body or stream events."""

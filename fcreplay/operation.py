@@ -28,12 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fcreplay.inputs.prices import Price
+from fcreplay.quickinit import quick
 from fcreplay.record import AttemptRecord
 
 FIGURES = ("tokens", "latency_ms", "cost")
 """The per-attempt figures reported as p50 and p95."""
 
 
+@quick
 @dataclass(frozen=True)
 class AttemptCost:
     """What one attempt spent."""

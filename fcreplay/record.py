@@ -1,8 +1,7 @@
 """The attempt record: the one typed thing written to and read from `runs/*.jsonl`.
 
-`to_json` gives the keys in the order the log has always had them, so the bytes of
-a run log do not change; `from_json` reads them back and rejects a line of the
-wrong shape with a `RecordShapeError` naming the key.
+`to_json` keeps the keys in the log's order (the bytes of a run log do not change);
+`from_json` reads them back, rejecting a line of the wrong shape (`RecordShapeError`).
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from fcreplay.fingerprint import Fingerprint
 from fcreplay.judge.repair import ArgumentClassification
 from fcreplay.names import RUN_ID, SEGMENT, is_name, is_path_name
 from fcreplay.neutral import Message, ToolResult
+from fcreplay.quickinit import quick
 
 SCHEMA_VERSION = 2
 """Version 2 adds the fingerprints, the cassette path, the opening messages and, per
@@ -94,6 +94,7 @@ class ExpectedOutline:
         return {"kind": self.kind, "tools": list(self.tools)}
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class StepRecord:
     """One turn of an attempt: the request's hash, the decision and what followed it."""
@@ -107,8 +108,7 @@ class StepRecord:
     findings: tuple[Finding, ...] = ()
     """The findings of this turn (their `step` is left unset here)."""
     latency_ms: int | None = None
-    """Time the provider took to answer this turn, summed over its retries, as measured
-    when it was recorded (a replay reports the recorded figure); None when unknown."""
+    """The provider's answer time, summed over retries, as recorded; None when unknown."""
     retries: int = 0
     """Requests of this turn that were answered with a retryable error and sent again."""
 
@@ -128,6 +128,7 @@ class StepRecord:
         return data
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class AttemptRecord:
     """One attempt of one unit (target × variant × case): what was sent, decided and found."""

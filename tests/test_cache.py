@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from fcreplay.cache import checking
 from fcreplay.cache.pack import MAGIC, copied, read_bodies, read_pack, write_pack
 from fcreplay.cache.stats import StatIndex
 from fcreplay.check import run_check
@@ -208,26 +207,23 @@ def test_a_cached_check_keeps_only_the_records_it_shows(suite: Path, processes: 
 
 
 def test_folding_after_the_replay_prints_what_folding_during_it_does(
-    suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    suite: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
     during = check(suite, capsys, "--no-cache", "--jobs", "2")
-    monkeypatch.setattr(checking, "_EARLY_FOLD_UNITS", 0)  # a large run folds afterwards
-    after = check(suite, capsys, "--no-cache", "--jobs", "2")
+    after = check(suite, capsys, "--no-cache", "--jobs", "1")  # one process folds afterwards
     assert during[0] == after[0] == 1
     assert masked(during[1]) == masked(after[1]) and logged(during[1]) == logged(after[1])
 
 
 def test_packs_written_during_the_replay_are_those_written_after_it(
-    suite: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    suite: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
     during = check(suite, capsys, "--no-cache", "--jobs", "2")  # from the workers' lines
     written = _stored(suite)
-    monkeypatch.setattr(checking, "_EARLY_FOLD_UNITS", 0)  # from the finished log
-    check(suite, capsys, "--no-cache", "--jobs", "2")
+    check(suite, capsys, "--no-cache", "--jobs", "1")  # from the finished log
     assert _stored(suite) == written
-    monkeypatch.undo()
     warm = check(suite, capsys, "--jobs", "2")
     assert replayed(warm[2]) == 0
     assert masked(warm[1]) == masked(during[1]) and logged(warm[1]) == logged(during[1])

@@ -127,7 +127,20 @@ def history_payload(history: Sequence[HistoryItem]) -> list[Any]:
 
 def result_text(content: Mapping[str, Any]) -> str:
     """A tool result as the JSON text sent to providers that take strings."""
-    return canonical_json(dict(content))
+    # By the exact bytes of the content: the executor answers many calls alike, each with
+    # a new dict. Equal bytes without a `null` (which may stand for NaN) are equal values.
+    exact = strictjson.exact_json(content)
+    if exact is None or b"null" in exact:
+        return canonical_json(dict(content))
+    known = _RESULT_TEXTS.get(exact)
+    if known is None:
+        if len(_RESULT_TEXTS) >= 4096:
+            _RESULT_TEXTS.clear()
+        known = _RESULT_TEXTS[exact] = canonical_json(dict(content))
+    return known
+
+
+_RESULT_TEXTS: dict[bytes, str] = {}
 
 
 def json_text(value: Any) -> str:

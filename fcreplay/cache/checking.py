@@ -56,12 +56,6 @@ from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
 from fcreplay.shards import Shard
 
 INDEX, MEMO = "stat-index.json", "tail.json"
-_EARLY_FOLD_UNITS = 10_000
-"""Up to this many units replayed, a target is folded as soon as its last one comes in,
-while the workers replay the rest (the parent would wait idle); above, after the replay:
-what the folds hold, held while the workers run, raised the peak of a 100k-exchange
-check (34,610 units) from 259 to 326 MiB. Up to as many, each target's pack is written
-then too, from its lines held until then."""
 
 
 @dataclass(frozen=True)
@@ -87,42 +81,37 @@ class _Digests:
     only the records of attempts that drifted or found no recording. When a target's last
     replayed unit comes in, `done` folds it, while the workers replay on.
 
-    With `early` (the run folds during the replay), a worker adds up the digests of the
-    targets it replays every unit of (`fold.Part`, in plan order), so that the parent
-    joins a few parts instead of reading every digest back; otherwise the parent holds
-    every replayed unit's digest, compressed, until the packs are written."""
+    A worker adds up the digests of the targets it replays every unit of (`fold.Part`, in
+    plan order), so that the parent joins a few parts instead of reading every digest
+    back. A unit's digest (JSON) is held until its target's pack is written: while the
+    workers replay, as soon as the target is in; in one process, from the finished log,
+    so held compressed till then."""
 
     def __init__(
-        self,
-        prices: dict[str, Price],
-        planned: list[Planned],
-        done: Callable[[str], None],
-        early: bool,
+        self, prices: dict[str, Price], planned: list[Planned], done: Callable[[str], None]
     ) -> None:
         self._prices = prices
         self._planned = {p.unit.label: p for p in planned}
         self._position = {p.unit.label: n for n, p in enumerate(planned)}
         self._left = Counter(p.unit.target.name for p in planned if p.entry is None)
+        self._units_left = sum(self._left.values())
         self._done = done
-        self._early = early
         cached = {p.unit.target.name for p in planned if p.entry is not None}
-        self._whole = set(self._left) - cached if early else set()
+        self._whole = set(self._left) - cached
         self.parts: dict[str, list[tuple[int, fold.Part]]] = {}
         """Per target, the parts workers sent, by the plan position of their first unit."""
 
     def of(self, unit: Unit, records: list[AttemptRecord]) -> tuple[bytes, Digest]:
         digest = digest_of(records, self._prices)
-        data = digest_bytes(digest)
-        return (data if self._early else zlib.compress(data, 1)), digest
+        return digest_bytes(digest), digest
 
     def keeps(self, record: AttemptRecord) -> bool:
         return record.drift is not None or record.replay_miss
 
     def take(self, unit: Unit, made: tuple[bytes, Digest]) -> None:
         p = self._planned[unit.label]
-        p.digest_bytes, digest = made
-        if self._early:
-            p.digest = digest
+        data, p.digest = made
+        p.digest_bytes = zlib.compress(data, 1)  # held until the run has ended
         self._count(unit)
 
     def joined(
@@ -150,7 +139,10 @@ class _Digests:
     def _count(self, unit: Unit) -> None:
         name = unit.target.name
         self._left[name] -= 1
-        if not self._left[name]:
+        self._units_left -= 1
+        # The last target in is folded after the replay: the workers, idle by then, still
+        # hold their memory until the pool ends, and a fold's own peak would add to theirs.
+        if not self._left[name] and self._units_left:
             self._done(name)
 
 
@@ -241,9 +233,13 @@ def cached_check(
     reuse = _Reuse(planned, reps)
     changed = False
 
+    # Folds made while the workers replay, as compressed JSON: read into `folds` (and the
+    # memo) once the pool has ended, so that the parent does not hold them beside the
+    # workers (at 100k about 20 MiB of objects and 8 MiB of JSON).
+    pending: dict[str, bytes] = {}
+
     def fold_target(name: str) -> None:
-        nonlocal changed
-        if name in folds:
+        if name in folds or name in pending:
             return
         members = targets[name]
         sent = digests.parts.pop(name, None)
@@ -255,25 +251,36 @@ def cached_check(
         made = fold.target_fold(name, parts, config.golden, scope)
         for p in members:
             p.digest = None  # one target's digests at a time, not the run's
-        raw = dumps(fold.fold_json(made))
-        folds[name] = fold.fold_from(json.loads(raw))
-        key = target_keys[name]
-        if key is not None:
-            memo.targets[name] = (key, raw)
-            changed = True
+        pending[name] = zlib.compress(dumps(fold.fold_json(made)), 1)
 
-    replayed = sum(p.entry is None for p in planned)
-    early = fold_target if replayed <= _EARLY_FOLD_UNITS else (lambda name: None)
-    digests = _Digests(dict(config.prices), planned, early, replayed <= _EARLY_FOLD_UNITS)
+    def take_folds() -> None:
+        nonlocal changed
+        for name, packed in pending.items():
+            raw = zlib.decompress(packed)
+            folds[name] = fold.fold_from(json.loads(raw))
+            key = target_keys[name]
+            if key is not None:
+                memo.targets[name] = (key, raw)
+                changed = True
+        pending.clear()
+
+    digests = _Digests(dict(config.prices), planned, fold_target)
     early_shares = SchemaShares(suite, planned, shares)
-    packer = PackWriter(
-        folder, planned, shares, reps, hold=replayed <= _EARLY_FOLD_UNITS, written=early_shares.take
-    )
+
+    def written(name: str) -> None:
+        if name in pending:  # folded when its last unit came in: its digests are in its pack
+            for p in targets[name]:
+                p.digest_bytes = b""
+        early_shares.take(name)
+
+    packer = PackWriter(folder, planned, shares, reps, written=written)
     run = replay(
         suite,
         replace(options, observer=shares, reuse=reuse, condense=digests, logged=packer.block),
         progress=progress,
     )
+    packer.replayed(run.run_id)
+    early_shares.closed = True  # the rest is taken by `schema_of`
     by_label = {p.unit.label: p for p in planned}
     for record in run.records:
         by_label[record.unit].records.append(record)
@@ -284,7 +291,8 @@ def cached_check(
             p.share = shares.shares[p.path]
             p.share_bytes = shares.encoded(p.share)
     for name in targets:
-        fold_target(name)  # those with no unit replayed now
+        fold_target(name)  # those with no unit replayed now, and the last one in
+    take_folds()
     made_from = schema_key(suite, keys, planned)
     schema = decoded(schema_from, memo.schema_result(made_from)) if read else None
     if schema is None:

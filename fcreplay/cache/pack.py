@@ -22,6 +22,7 @@ import weakref
 import zlib
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -257,12 +258,34 @@ def _span(value: Any, blob: int) -> Span:
 
 
 @dataclass(frozen=True)
+class Aside:
+    """Bytes written to a file of their own (`descriptor`), read only as the pack is written."""
+
+    descriptor: int
+    start: int
+    length: int
+
+    def read(self) -> bytes:
+        """The bytes (OSError: not all there)."""
+        data = os.pread(self.descriptor, self.length, self.start)
+        while len(data) < self.length:
+            more = os.pread(self.descriptor, self.length - len(data), self.start + len(data))
+            if not more:
+                raise OSError(f"{self.length - len(data)} bytes set aside are missing")
+            data += more
+        return data
+
+
+Piece = bytes | memoryview | Aside
+
+
+@dataclass(frozen=True)
 class NewEntry:
     """An entry to write: its lines back to back, each one's length, where the run id
     starts in each and its length, its digest (zlib-compressed JSON) and share (JSON)."""
 
     key: str
-    lines: bytes | memoryview
+    lines: Piece
     lengths: tuple[int, ...]
     at: int
     size: int
@@ -286,15 +309,17 @@ def write_pack(
 ) -> None:
     """Write the pack (atomically: a reader sees the old file or the new); `kept`: the
     bodies as the old pack holds them (JSON bytes and hashes), written as they are."""
-    pieces: list[bytes | memoryview] = []
+    pieces: list[Piece] = []
     offset = crc = 0
 
-    def put(data: bytes | memoryview) -> list[int]:
+    def put(data: Piece) -> list[int]:
         nonlocal offset, crc
         pieces.append(data)
-        crc = zlib.crc32(data, crc)
-        offset += len(data)
-        return [offset - len(data), len(data)]
+        # Lines set aside are read twice (here, and as written) rather than held.
+        crc = zlib.crc32(data.read() if isinstance(data, Aside) else data, crc)
+        size = data.length if isinstance(data, Aside) else len(data)
+        offset += size
+        return [offset - size, size]
 
     starts = {label: put(entry.lines)[0] for label, entry in entries.items()}
     units = {
@@ -327,4 +352,9 @@ def write_pack(
         "parts": [lines_crc, crc],
     }
     # Not joined: a large suite's pieces add up to much.
-    write_pieces_atomically(path, [MAGIC + json.dumps(header).encode() + b"\n", index, *pieces])
+    head = [MAGIC + json.dumps(header).encode() + b"\n", index]
+    write_pieces_atomically(path, chain(head, (_read(piece) for piece in pieces)))
+
+
+def _read(piece: Piece) -> bytes | memoryview:
+    return piece.read() if isinstance(piece, Aside) else piece

@@ -1,22 +1,36 @@
 """Writing check's cache: the pack of each target that had a unit replayed, once it is in.
 
 With worker processes the parent gets each chunk's run-log lines as one block (the
-runner's `logged`); the blocks are held until every replayed unit of a target is in,
-and the target's pack is written then, while the workers replay the rest. It is
-written at the next block, since a chunk's digests and shares come in after its lines.
-What is left is written after the replay: from the held lines, or from the finished
-log when they were not held (one process, or a run too large to hold them: `hold`).
+runner's `logged`); a target's lines are set aside in a file of its own without a name
+(the page cache holds them, not the parent: at 100k a target's lines are 19 MiB) until
+every replayed unit of the target is in, and the target's pack is written then, read
+back from that file, while the workers replay the rest. It is written at the next
+block, since a chunk's digests and shares come in after its lines. What is left is
+written after the replay: from the lines set aside, or from the finished log when there
+were none (one process). Only the targets in progress have a file: the workers replay
+in plan order, in which a target's units are together.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from fcreplay.atomic import sweep
-from fcreplay.cache.pack import READ_BYTES, NewEntry, Pack, copied, read_bodies, write_pack
+from fcreplay.cache.pack import (
+    READ_BYTES,
+    Aside,
+    NewEntry,
+    Pack,
+    Piece,
+    copied,
+    read_bodies,
+    write_pack,
+)
 from fcreplay.cache.planned import Planned, pack_path
 from fcreplay.cache.shares import Share, UnitShares
 from fcreplay.engine.runner import RunResult
@@ -24,6 +38,11 @@ from fcreplay.record import AttemptKey
 
 Lines = list[tuple[bytes, int, int]]
 """A unit's lines, in attempt order: the bytes each is in, its start there and its length."""
+Held = list[tuple[int, int, int]]
+"""A unit's lines set aside, in attempt order: each one's start in its target's file, its
+length, and where the run id's marker is in it (-1: not where the first line has it)."""
+EntryOf = Callable[[Planned, bytes], NewEntry | None]
+"""A replayed unit's new entry, from its digest (None: its lines are not all there)."""
 
 _IGNORE = "# Written by fcreplay: its check cache, safe to delete at any time.\n*\n"
 _MARKER = b'"run_id":"'
@@ -39,22 +58,21 @@ class PackWriter:
         shares: UnitShares,
         reps: int,
         *,
-        hold: bool,
         written: Callable[[str], None] = lambda name: None,
     ) -> None:
-        self._folder, self._shares, self._reps, self._hold = folder, shares, reps, hold
+        self._folder, self._shares, self._reps = folder, shares, reps
         self._on_written = written
         """Told each target whose pack was written while the workers replay."""
         self._planned = planned
         self._targets: dict[str, list[Planned]] = {}
         for p in planned:
             self._targets.setdefault(p.unit.target.name, []).append(p)
-        # Only a writer that holds blocks looks units up (a large run's would be large).
-        self._replayed = {p.ids for p in planned if p.entry is None} if hold else set()
         left = {name: sum(p.entry is None for p in ps) * reps for name, ps in self._targets.items()}
         self._left = {name: count for name, count in left.items() if count}
         """Per target with a unit replayed, the lines still to come."""
-        self._held: dict[tuple[str, str, str], Lines] = {}
+        self._held: dict[tuple[str, str, str], Held] = {}
+        self._aside: dict[str, _Aside] = {}
+        """Per target in progress, its lines as they came (in a file, not in memory)."""
         self._ready: list[str] = []
         self._written: set[str] = set()
         self._prepared = False
@@ -63,19 +81,54 @@ class PackWriter:
     def block(
         self, run_id: str, keys: Sequence[AttemptKey], sizes: Sequence[int], data: bytes
     ) -> None:
-        """Take a block of lines the workers made, as the log gets it (the runner's `logged`)."""
-        if not self._hold or self._failed is not None:
+        """Take a block of lines the workers made, as the log gets it (the runner's `logged`):
+        the lines of the targets in progress are set aside in a file, not held."""
+        if self._failed is not None:
             return
         self._write_ready(run_id)
+        try:
+            self._set_aside(run_id, keys, sizes, data)
+        except OSError as exc:
+            self._failed = exc  # reported when the replay has ended, as a pack not written
+
+    def _set_aside(
+        self, run_id: str, keys: Sequence[AttemptKey], sizes: Sequence[int], data: bytes
+    ) -> None:
+        marker = _MARKER + run_id.encode() + b'"'
         held, left, offset = self._held, self._left, 0
+        stretch: tuple[str, int, int] | None = None  # (target, start, end) in `data`
         for key, size in zip(keys, sizes, strict=True):
-            ids = (key[0], key[1], key[2])
-            if ids in self._replayed:
-                held.setdefault(ids, []).append((data, offset, size))
-                left[key[0]] -= 1
-                if not left[key[0]]:
-                    self._ready.append(key[0])
+            # A block holds replayed units only (those taken from the cache are not sent).
+            name = key[0]
+            if name in left:
+                aside = self._aside.get(name)
+                if aside is None:
+                    self.prepare()
+                    aside = self._aside[name] = _Aside(self._folder)
+                if stretch is None or stretch[0] != name or stretch[2] != offset:
+                    if stretch is not None:
+                        self._aside[stretch[0]].add(data, stretch[1], stretch[2])
+                    stretch = (name, offset, offset)
+                stretch = (name, stretch[1], offset + size)
+                mine = held.setdefault((name, key[1], key[2]), [])
+                # Where the run id is in the line: where the unit's first line has it.
+                if mine:
+                    at = mine[0][2]
+                    at = at if data.startswith(marker, offset + at, offset + size) else -1
+                else:
+                    at = data.find(marker, offset, offset + size) - offset
+                mine.append((aside.end + offset - stretch[1], size, at))
+                left[name] -= 1
+                if not left[name]:
+                    self._ready.append(name)
             offset += size
+        if stretch is not None:
+            self._aside[stretch[0]].add(data, stretch[1], stretch[2])
+
+    def replayed(self, run_id: str) -> None:
+        """Write the packs of the targets that are in, once the replay has ended (so that
+        the schema diff takes the last one in as it took the others)."""
+        self._write_ready(run_id)
 
     def finish(self, run: RunResult) -> None:
         """Write what is left, once the replay has ended (OSError: a pack was not written)."""
@@ -84,6 +137,9 @@ class PackWriter:
         if self._failed is not None:
             raise self._failed
         self._held.clear()
+        for aside in self._aside.values():
+            aside.close()
+        self._aside.clear()
         rest = [name for name in self._left if name not in self._written]
         if rest:
             self._from_log(run, rest)
@@ -106,13 +162,29 @@ class PackWriter:
         for name in ready:
             if self._failed is not None:
                 return
+            aside = self._aside.pop(name, None)
             try:
                 self.prepare()
-                self._write(name, run_id, lambda p: self._held.pop(p.ids, None))
+                self._write(name, run_id, self._held_entry(aside, run_id))
             except OSError as exc:
                 self._failed = exc  # reported when the replay has ended, as a later one is
                 return
+            finally:
+                if aside is not None:
+                    aside.close()
             self._on_written(name)
+
+    def _held_entry(self, aside: _Aside | None, run_id: str) -> EntryOf:
+        if aside is not None:
+            aside.flush()
+
+        def entry_of(p: Planned, digest: bytes) -> NewEntry | None:
+            lines = self._held.pop(p.ids, None)
+            if lines is None or aside is None or p.key is None or not digest:
+                return None
+            return _aside_entry(p.key, lines, aside, run_id, self._reps, digest, p.share_bytes)
+
+        return entry_of
 
     def _from_log(self, run: RunResult, names: list[str]) -> None:
         """Write the packs of `names` from the finished log, read one target at a time (a
@@ -132,9 +204,9 @@ class PackWriter:
                     for i, p in enumerate(members)
                 }
                 del lines
-                self._write(name, run.run_id, _from(mine))
+                self._write(name, run.run_id, _from(mine, run.run_id, self._reps))
 
-    def _write(self, name: str, run_id: str, lines_of: Callable[[Planned], Lines | None]) -> None:
+    def _write(self, name: str, run_id: str, entry_of: EntryOf) -> None:
         members = self._targets[name]
         pack = members[0].pack
         labels = {p.unit.label for p in members}
@@ -148,14 +220,10 @@ class PackWriter:
             if p.entry is not None:
                 entries[p.unit.label] = copied(pack, p.entry)
                 continue
-            lines = lines_of(p)
             if p.share is None:
                 p.share = self._shares.shares[p.path]
                 p.share_bytes = self._shares.encoded(p.share)
-            digest = _stored_digest(p)
-            if lines is None or p.key is None or not digest:
-                continue
-            entry = _entry(p.key, lines, run_id, self._reps, digest, p.share_bytes)
+            entry = entry_of(p, _stored_digest(p))
             if entry is not None:
                 entries[p.unit.label] = entry
                 known[p.unit.label] = p.share
@@ -163,8 +231,53 @@ class PackWriter:
         self._written.add(name)
 
 
-def _from(lines: dict[tuple[str, str, str], Lines]) -> Callable[[Planned], Lines | None]:
-    return lambda p: lines.get(p.ids)
+class _Aside:
+    """One target's replayed lines, in a file without a name in the cache folder, until
+    its pack is written: the page cache holds them, not the parent's heap."""
+
+    def __init__(self, folder: Path) -> None:
+        # Closed when the pack is written (`close`), not at the end of a block.
+        self._file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115
+        self.end = 0
+
+    def add(self, data: bytes, start: int, end: int) -> None:
+        self._file.write(memoryview(data)[start:end])
+        self.end += end - start
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def piece(self, start: int, length: int) -> Aside:
+        return Aside(self._file.fileno(), start, length)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _aside_entry(
+    key: str, lines: Held, aside: _Aside, run_id: str, reps: int, digest: bytes, share: bytes
+) -> NewEntry | None:
+    """`_entry` of lines set aside (read when the pack is written)."""
+    at = lines[0][2] if lines else -1
+    if len(lines) != reps or at < 0 or any(line[2] != at for line in lines):
+        return None
+    start = lines[0][0]
+    if all(a[0] + a[1] == b[0] for a, b in pairwise(lines)):
+        piece: Piece = aside.piece(start, sum(n for _, n, _ in lines))
+    else:
+        piece = b"".join(aside.piece(s, n).read() for s, n, _ in lines)
+    lengths = tuple(n for _, n, _ in lines)
+    return NewEntry(key, piece, lengths, at + len(_MARKER), len(run_id), digest, share)
+
+
+def _from(lines: dict[tuple[str, str, str], Lines], run_id: str, reps: int) -> EntryOf:
+    def entry_of(p: Planned, digest: bytes) -> NewEntry | None:
+        mine = lines.get(p.ids)
+        if mine is None or p.key is None or not digest:
+            return None
+        return _entry(p.key, mine, run_id, reps, digest, p.share_bytes)
+
+    return entry_of
 
 
 def _stored_digest(p: Planned) -> bytes:

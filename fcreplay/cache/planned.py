@@ -51,8 +51,9 @@ class Planned:
     """The cache entry the unit is taken from; None: it is replayed."""
     digest: Digest | None = None
     digest_bytes: bytes = b""
-    """Its digest as JSON when replayed now (as its worker made it), zlib-compressed in a
-    run too large to fold during the replay (see `digest_json`)."""
+    """Its digest as JSON when replayed now (as its worker made it), zlib-compressed when
+    replayed in this process (held till the run has ended; see `digest_json`); dropped
+    once the target is folded and its pack written."""
     share: Share | None = None
     share_bytes: bytes = b""
     problems: list[AttemptRecord] = field(default_factory=list)
@@ -139,9 +140,13 @@ class SchemaShares:
         tail's `result` only reads back the rest)."""
         self._fingerprints: set[tuple[StepSettings, bytes]] = set()
         self._reads: dict[str, bool] = {}
+        self.closed = False
+        """Set when `schema_of` is to take the rest: later packs add nothing here."""
 
     def take(self, name: str) -> None:
         """Target `name`'s units have their shares (its pack is written)."""
+        if self.closed:
+            return
         self._ready.add(name)
         while self._waiting is not None and self._waiting[0] in self._ready:
             name, members = self._waiting

@@ -17,12 +17,14 @@ from fcreplay.cassettes.bodies import (
 )
 from fcreplay.limits import DEFAULT_LIMITS, Limits
 from fcreplay.neutral import WireResponse
+from fcreplay.quickinit import quick
 
 _DERIVED_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 """Response headers that describe the bytes on the wire; fcreplay stores the body decoded
 and re-encodes it on replay, so keeping them would make clients decode it a second time."""
 
 
+@quick
 @dataclass(frozen=True)
 class RecordedRequest:
     """A recorded HTTP request, its body decoded."""
@@ -35,6 +37,7 @@ class RecordedRequest:
     """Parsed JSON, or the text when it is not JSON, or None when there is none."""
 
 
+@quick
 @dataclass(frozen=True)
 class Interaction:
     """One request and the response it got."""

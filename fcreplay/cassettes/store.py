@@ -50,6 +50,7 @@ from fcreplay.errors import InputError
 from fcreplay.fingerprint import Fingerprint
 from fcreplay.limits import DEFAULT_LIMITS, Limits
 from fcreplay.neutral import WireResponse
+from fcreplay.quickinit import quick
 from fcreplay.version import __version__
 
 CASSETTE_VERSION = 1
@@ -63,6 +64,7 @@ SERIALIZER_NAME = "fcreplay"
 """Name under which `SERIALIZER` is registered with vcrpy."""
 
 
+@quick
 @dataclass(frozen=True)
 class CassetteMeta:
     """Where an fcreplay cassette comes from: which target, variant and case."""
@@ -150,7 +152,8 @@ def _cassette_of(path: str | Path, raw: bytes, limits: Limits) -> Cassette:
             interactions.append(read_interaction(index, item, own=own, limits=limits))
         except BodyLimitError as exc:
             raise InputError.at(path, None, f"interaction {index}: {exc}") from None
-    return Cassette(Path(path), meta, interactions)
+    # The caller's Path itself: it wrote itself out as a string once already (to be opened).
+    return Cassette(path if isinstance(path, Path) else Path(path), meta, interactions)
 
 
 def _load_document(path: str | Path, raw: bytes, limits: Limits) -> Any:

@@ -27,8 +27,10 @@ from fcreplay.cassettes.store import (
 )
 from fcreplay.errors import InputError
 from fcreplay.limits import DEFAULT_LIMITS, Limits
+from fcreplay.quickinit import quick
 
 
+@quick
 @dataclass(frozen=True)
 class PlacedInteraction:
     """A recorded interaction and its place in the run: attempt and step."""

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
-from fcreplay.decision import Decision, DecisionKind, signature
+from fcreplay.decision import Decision, DecisionKind, Signature, signature
 from fcreplay.engine.conversation import Conversation, converse
 from fcreplay.engine.drift import drift_summary, labelled_changes
 from fcreplay.engine.plan import Unit, unit_settings
@@ -86,7 +86,7 @@ def run_attempt(
         fcreplay_version=__version__,
         expect=outline,
         verdict=verdict,
-        signature=_one_of_equals(signature(judged.first)) if judged.first else None,
+        signature=_one_signature(signature(judged.first)) if judged.first else None,
         steps=tuple(judged.steps),
         findings=tuple(judged.findings),
         transport_error=error,
@@ -253,6 +253,19 @@ def _shared(text: str | None) -> str | None:
 _EQUALS: dict[tuple[type, str], Any] = {}
 """One object per distinct value that many records hold (settings, outlines, signatures),
 keyed by type and repr, which tell `0` from `0.0` and `True` from `1` as `==` does not."""
+
+
+def _one_signature(value: Signature) -> Signature:
+    """`_one_of_equals` for a signature: strings only, which `==` tells apart exactly."""
+    known = _SIGNATURES.get(value)
+    if known is None:
+        if len(_SIGNATURES) >= 4096:
+            _SIGNATURES.clear()
+        known = _SIGNATURES[value] = value
+    return known
+
+
+_SIGNATURES: dict[Signature, Signature] = {}
 
 
 def _one_of_equals(value: _T) -> _T:

@@ -15,6 +15,7 @@ from fcreplay.engine.request_options import with_target_options
 from fcreplay.inputs.suite import Suite
 from fcreplay.inputs.tool_results import Execution
 from fcreplay.neutral import HistoryItem, Message, WireRequest, WireResponse
+from fcreplay.quickinit import quick
 from fcreplay.record import Aborted
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ MAX_RETRY_DELAY = 60.0
 """Longest server-requested wait honoured before giving up on a retry (seconds)."""
 
 
+@quick
 @dataclass(frozen=True)
 class Turn:
     """One model turn: the request's hash, the decision, and how its calls were answered."""
@@ -39,6 +41,7 @@ class Turn:
     retries: int = 0
 
 
+@quick
 @dataclass(frozen=True)
 class Conversation:
     """Everything that happened in one attempt, in order, before any judging."""
@@ -176,6 +179,7 @@ def _system_message(prompt: str) -> Message:
     return message
 
 
+@quick
 @dataclass(frozen=True)
 class _Sent:
     """The outcome of one turn's request, with what getting it took."""

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from fcreplay.decision import ToolCall
 from fcreplay.inputs.contract import Contract
+from fcreplay.quickinit import quick
 from fcreplay.sources import pointer
 
 REPAIR_POLICY = "v1"
@@ -28,6 +29,7 @@ class Repair:
     after: Any
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class ArgumentClassification:
     """How a call's arguments stand against its tool's schema, before and after repair."""
