@@ -8,6 +8,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
+import fcreplay.strictjson as strictjson
 from fcreplay.cassettes.redaction import may_hold_key
 from fcreplay.record import SCHEMA_VERSION, AttemptRecord, messages_json
 
@@ -66,7 +67,7 @@ def guarded_line(record: AttemptRecord) -> Written:
         _scalar(record.request_sha256),
         _scalar(record.cassette),
     ]
-    outcome = _encode(record.outcome_json())
+    outcome, outcome_key = _outcome(record.outcome_json())
     parts = [
         head,
         fresh[0],
@@ -111,7 +112,7 @@ def guarded_line(record: AttemptRecord) -> Written:
         or recorded_key
         or messages_key
         or tags_key
-        or may_hold_key(outcome)
+        or outcome_key
         or may_hold_key(",".join(fresh))
     )
     return "".join(parts), suspect
@@ -124,6 +125,19 @@ def _encode(value: Any) -> str:
     if _C_ENCODE is None:
         return _LINE.encode(value)
     return "".join(_C_ENCODE(value, 0))
+
+
+def _outcome(value: dict[str, Any]) -> Written:
+    # orjson writes what `_LINE` writes but for floats under 1e-4, in other digits
+    # (0.00001, 1e-7; `_LINE`: 1e-05, 1e-07), and NaN and infinity, as null (no record
+    # holds them: its numbers come from strict JSON, which refuses them). Bytes that may
+    # hold such a float (rare) are written by `_LINE`.
+    fast = strictjson.exact_json(value)
+    if fast is not None and b"e-" not in fast and b"0.0000" not in fast:
+        text = fast.decode()
+    else:
+        text = _encode(value)
+    return text, may_hold_key(text)
 
 
 def _scalar(value: Any) -> str:

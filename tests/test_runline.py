@@ -109,3 +109,33 @@ def test_settings_equal_under_eq_but_written_apart_are_not_confused() -> None:
     assert one.request_settings == two.request_settings
     assert record_line(one) != record_line(two)
     assert (record_line(one), record_line(two)) == (dumped(one), dumped(two))
+
+
+NUMBERS = [0.0, -0.0, 0.1, 2.5, 1e-4, 1e-5, -1e-5, 7.5e-6, 1e-7, 5e-324, 1e15, 1e16, 1e22, 1.5e300]
+"""Floats either side of where orjson's digits and `json.dumps`'s part (under 1e-4)."""
+
+
+@pytest.mark.parametrize("number", [*NUMBERS, 1, 2**64, -(2**63) - 1, True])
+def test_the_numbers_in_an_attempts_outcome_are_written_as_json_dumps_writes_them(
+    number: object,
+) -> None:
+    finding = {
+        "code": "argument_mismatch",
+        "path": "/calls/0/arguments/weight_kg",
+        "expected": {"weight_kg": number, "note": "in \u00e9\x01 \u2028"},
+        "actual": [number, [number], "de-DE 0.00001"],
+        "message": "weighs otherwise",
+    }
+    record = replace(unit_record(), findings=(make_record(findings=[finding]).findings[0],))
+    assert guarded_line(record)[0] == dumped(record)
+    assert guarded_line(record)[1] is False
+
+
+def test_a_key_in_an_attempts_outcome_is_refused(tmp_path: Path) -> None:
+    finding = {"code": "x", "path": "/", "expected": 1, "actual": KEY, "message": "m"}
+    record = replace(unit_record(), findings=(make_record(findings=[finding]).findings[0],))
+    assert guarded_line(record) == (dumped(record), True)
+    writer = RunLogWriter(tmp_path / "run.jsonl", guard=SecretGuard())
+    with pytest.raises(SecretLeakError):
+        writer.checked_line(record)
+    writer.close()
