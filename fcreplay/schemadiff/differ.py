@@ -55,6 +55,7 @@ from fcreplay.strictjson import exact_parts
 if TYPE_CHECKING:
     from fcreplay.cassettes.interactions import Interaction
     from fcreplay.cassettes.store import Cassette, UnreadableInteraction
+    from fcreplay.neutral import RequestSettings
 
 
 def schema_diff(
@@ -129,7 +130,7 @@ class SchemaDiffer:
         """Planned cassettes not found on disk."""
         self._skipped: list[str] = []
         self._seen: dict[tuple[StepSettings, bytes], _Seen] = {}
-        self._expected: dict[tuple[str, str, bool], StepSettings] = {}
+        self._expected: dict[tuple[Any, ...], tuple[RequestSettings, StepSettings]] = {}
         self._reducible: dict[str, bool] = {}
         self._digests: dict[tuple[bytes, ...], bytes] = {}
         self._requests = 0
@@ -221,22 +222,26 @@ class SchemaDiffer:
             self._requests += 1
 
     def _step_settings(self, unit: Unit, adapter: str, step: int) -> StepSettings:
-        # Only the first step differs (a case's tool_choice is for its first turn).
-        cache_key = (unit.label, adapter, step > 0)
-        expected = self._expected.get(cache_key)
-        if expected is None:
-            settings = unit_settings(self.suite, unit, step)
-            expected = StepSettings(
-                target=unit.target.name,
-                adapter=adapter,
-                strict=settings.strict,
-                tools=tuple(tool.name for tool in unit_tools(self.suite, unit)),
-                choice=settings.tool_choice,
-                parallel=settings.parallel_tool_calls,
-            )
-            if len(self._expected) >= 1024:  # by unit: kept for the units in progress only
-                self._expected.clear()
-            self._expected[cache_key] = expected
+        # What they are made of: the unit's settings (one object for most of a target's
+        # units, `unit_settings`) and its tools (by variant and case tool set); only the
+        # first step's settings differ (a case's tool_choice is for its first turn).
+        settings = unit_settings(self.suite, unit, step)
+        target = unit.target.name
+        cache_key = (id(settings), target, adapter, unit.variant, unit.case.tools)
+        known = self._expected.get(cache_key)
+        if known is not None and known[0] is settings:  # held: its id is not reused
+            return known[1]
+        expected = StepSettings(
+            target=target,
+            adapter=adapter,
+            strict=settings.strict,
+            tools=tuple(tool.name for tool in unit_tools(self.suite, unit)),
+            choice=settings.tool_choice,
+            parallel=settings.parallel_tool_calls,
+        )
+        if len(self._expected) >= 1024:
+            self._expected.clear()
+        self._expected[cache_key] = (settings, expected)
         return expected
 
     def _fingerprint(
