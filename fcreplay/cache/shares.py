@@ -59,6 +59,8 @@ class UnitShares:
         """Fingerprint hash -> the first request of that fingerprint."""
         self._settings: dict[StepSettings, StepSettings] = {}
         self._encoded: dict[Share, bytes] = {}
+        self._named: dict[bytes, str] = {}
+        """Fingerprint -> its hash, for those whose body `bodies` holds."""
         self._sent: dict[str, _ShareFields] | None = None
         """The shares as a worker sent them (`__getstate__`), for `merge`."""
 
@@ -88,9 +90,16 @@ class UnitShares:
 
     def _keep(self, path: str, collected: Collected) -> None:
         seen = []
+        bodies, named = self.bodies, self._named
         for item in collected.seen:
-            hashed = hashlib.sha256(item.fingerprint).hexdigest()[:32]
-            self.bodies.setdefault(hashed, (item.body, item.uri))
+            # Most cassettes send requests of a few fingerprints (the same bytes objects,
+            # kept by the differ): each is hashed and its body kept once.
+            hashed = named.get(item.fingerprint)
+            if hashed is None:
+                hashed = hashlib.sha256(item.fingerprint).hexdigest()[:32]
+                bodies.setdefault(hashed, (item.body, item.uri))
+                if len(named) < 4096:
+                    named[item.fingerprint] = hashed
             seen.append((item.expected, hashed, item.count))
         self.shares[path] = Share(
             tuple(seen), collected.requests, collected.cassettes, (), collected.skipped
@@ -130,6 +139,7 @@ class UnitShares:
         self._differ = None
         self._settings = {}
         self._encoded = {}
+        self._named = {}
         self._sent = state["shares"]
         self.shares = {}  # a worker's shares are only merged (from `_sent`)
         self.bodies = state["bodies"]
