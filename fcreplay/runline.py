@@ -9,7 +9,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 import fcreplay.strictjson as strictjson
-from fcreplay.cassettes.redaction import may_hold_key
+from fcreplay.cassettes.redaction import KEY_PREFIXES, may_hold_key
 from fcreplay.record import SCHEMA_VERSION, AttemptRecord, messages_json
 
 _LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -41,6 +41,71 @@ def guarded_line(record: AttemptRecord) -> Written:
     """
     if record.schema_version != SCHEMA_VERSION or record.test is not None:
         return _encode(record.to_json()) + "\n", True
+    members = (
+        record.run_id,
+        record.target,
+        record.adapter,
+        record.model,
+        record.request_settings,
+        record.adapter_version,
+        record.prompt_version,
+        record.contract_hash,
+        record.cases_version,
+        record.fcreplay_version,
+        record.expect,
+        record.fingerprint,
+        record.recorded_with,
+        record.messages,
+        record.tags,
+    )
+    known, template = _TEMPLATE[0]
+    if len(known) != len(members) or not all(map(operator.is_, known, members)):
+        template = _template(record)
+        _TEMPLATE[0] = (members, template)  # one store: threads making lines see either
+    head, settings, versions, ending, closing, unit_key = template
+    fresh = [
+        _scalar(record.model_reported),
+        encode_basestring(record.variant),
+        encode_basestring(record.case_id),
+        _scalar(record.attempt),
+        _scalar(record.elapsed_ms),
+        _scalar(record.request_sha256),
+        _scalar(record.cassette),
+    ]
+    outcome, outcome_key = _outcome(record.outcome_json())
+    line = "".join(
+        (
+            head,
+            fresh[0],
+            ',"variant":',
+            fresh[1],
+            ',"case_id":',
+            fresh[2],
+            ',"attempt":',
+            fresh[3],
+            ',"elapsed_ms":',
+            fresh[4],
+            settings,
+            fresh[5],
+            versions,
+            outcome[1:-1],
+            ending,
+            fresh[6],
+            closing,
+        )
+    )
+    # Every cut between the pieces has punctuation on one side (`may_hold_key`).
+    return line, unit_key or outcome_key or may_hold_key(",".join(fresh))
+
+
+_TEMPLATE: list[tuple[tuple[Any, ...], Any]] = [((), None)]
+"""The members the latest record shares with its unit's other attempts (most often the
+same objects), and what `_template` wrote of them."""
+
+
+def _template(record: AttemptRecord) -> tuple[str, str, str, str, str, bool]:
+    """The pieces of the record's line around its own members (`guarded_line`), and
+    whether any holds the beginning of a key shape."""
     head, head_key = _HEAD(
         (record.run_id, record.target, record.adapter, record.model), record.schema_version
     )
@@ -58,52 +123,13 @@ def guarded_line(record: AttemptRecord) -> Written:
     fingerprint, fingerprint_key = _FINGERPRINTS(record.fingerprint)
     recorded_with, recorded_key = _FINGERPRINTS(record.recorded_with)
     messages, messages_key = _MESSAGES(record.messages)
-    fresh = [
-        _scalar(record.model_reported),
-        encode_basestring(record.variant),
-        encode_basestring(record.case_id),
-        _scalar(record.attempt),
-        _scalar(record.elapsed_ms),
-        _scalar(record.request_sha256),
-        _scalar(record.cassette),
-    ]
-    outcome, outcome_key = _outcome(record.outcome_json())
-    parts = [
+    tags, tags_key = _TAGS(record.tags) if record.tags else ("", False)
+    return (
         head,
-        fresh[0],
-        ',"variant":',
-        fresh[1],
-        ',"case_id":',
-        fresh[2],
-        ',"attempt":',
-        fresh[3],
-        ',"elapsed_ms":',
-        fresh[4],
-        ',"request_settings":',
-        settings,
-        ',"request_sha256":',
-        fresh[5],
-        versions,
-        ',"expect":',
-        expect,
-        ",",
-        outcome[1:-1],
-        ',"fingerprint":',
-        fingerprint,
-        ',"recorded_with":',
-        recorded_with,
-        ',"cassette":',
-        fresh[6],
-        ',"messages":',
-        messages,
-    ]
-    tags_key = False
-    if record.tags:
-        tags, tags_key = _TAGS(record.tags)
-        parts += (',"tags":', tags)
-    parts.append("}\n")
-    # Every cut between the pieces has punctuation on one side (`may_hold_key`).
-    suspect = (
+        ',"request_settings":' + settings + ',"request_sha256":',
+        versions + ',"expect":' + expect + ",",
+        ',"fingerprint":' + fingerprint + ',"recorded_with":' + recorded_with + ',"cassette":',
+        ',"messages":' + messages + (',"tags":' + tags if record.tags else "") + "}\n",
         head_key
         or settings_key
         or versions_key
@@ -111,11 +137,8 @@ def guarded_line(record: AttemptRecord) -> Written:
         or fingerprint_key
         or recorded_key
         or messages_key
-        or tags_key
-        or outcome_key
-        or may_hold_key(",".join(fresh))
+        or tags_key,
     )
-    return "".join(parts), suspect
 
 
 def _encode(value: Any) -> str:
@@ -134,10 +157,14 @@ def _outcome(value: dict[str, Any]) -> Written:
     # hold such a float (rare) are written by `_LINE`.
     fast = strictjson.exact_json(value)
     if fast is not None and b"e-" not in fast and b"0.0000" not in fast:
-        text = fast.decode()
-    else:
-        text = _encode(value)
+        # What `may_hold_key` finds, by substring searches (many times cheaper than its
+        # pattern here); UTF-8 holds an ASCII prefix exactly where the text does.
+        return fast.decode(), any(prefix in fast for prefix in _KEY_BEGINNINGS)
+    text = _encode(value)
     return text, may_hold_key(text)
+
+
+_KEY_BEGINNINGS = tuple(prefix.encode() for shape in KEY_PREFIXES.values() for prefix in shape)
 
 
 def _scalar(value: Any) -> str:
