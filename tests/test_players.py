@@ -80,3 +80,20 @@ def test_a_rebuilt_body_matches_though_its_strings_are_other_objects() -> None:
     player = ReplayPlayer([placed(loaded, hashed=True)], cassette=Path("c.json"), record_hint="x")
     player.answer(request, step=0)
     assert "body_json" not in request.__dict__  # settled without serializing the body
+
+
+@pytest.mark.parametrize("now_value", [True, 1.0, 2])
+def test_a_nested_value_of_another_type_is_drift_beside_a_shared_tool_list(
+    now_value: object,
+) -> None:
+    # The tool list is one object on both sides, as interned lists are: equality passes
+    # over it, and must not let `1` pass for `true` or `1.0` deeper in the body.
+    tools = [{"name": "a"}]
+    recorded = {"model": "m", "messages": [{"role": "user", "n": 1}], "tools": tools}
+    now = {"model": "m", "messages": [{"role": "user", "n": now_value}], "tools": tools}
+    answer = replay(recorded, now, hashed=True)
+    if now_value == 2 or now_value is True:
+        assert isinstance(answer, Mismatch)
+        assert [c.path for c in answer.changes] == ["/messages/0/n"]
+    else:  # 1.0 is 1 canonically: a match, but not an exact one (its own hash)
+        assert isinstance(answer, WireResponse)

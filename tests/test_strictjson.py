@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import fcreplay.jsoncopy as jsoncopy
 import fcreplay.strictjson as strictjson
 from fcreplay.leanjson import loads_lean
 
@@ -144,7 +145,7 @@ def test_exact_bytes_take_their_size_in_memory_not_orjsons_buffer() -> None:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(VALUES | st.tuples(VALUES, st.sets(st.integers(), max_size=3)))
 def test_a_copy_equals_deepcopys_and_shares_no_container_with_the_original(value: Any) -> None:
-    made = strictjson.copied(value)
+    made = jsoncopy.copied(value)
     assert typed(made) == typed(copy.deepcopy(value))
 
     def containers(item: Any) -> list[Any]:
@@ -182,7 +183,32 @@ def test_pieces_join_to_the_exact_bytes_and_compare_as_they_do(
         other[key] = copy.deepcopy(other[key]) if change else KEPT[0]
     one, two = strictjson.exact_json(body), strictjson.exact_json(other)
     same = one is not None and one == two and (b"null" not in one or body == other)
-    assert strictjson.same_members(body, other) is same
+    assert strictjson.exactly_same(body, other) is same
+
+
+TRAPS = st.recursive(
+    st.sampled_from([0, 1, 0.0, -0.0, 1.0, True, False, None, 2**64, float("nan"), "1"]),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "tools"]), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+"""Values `==` calls equal though their JSON differs (and NaN, and a number JSON cannot hold)."""
+
+
+@settings(max_examples=500, deadline=None)
+@given(TRAPS | MEMBERS, TRAPS | MEMBERS)
+def test_exactly_same_is_equal_exact_bytes_whatever_equality_says(left: Any, right: Any) -> None:
+    one, two = strictjson.exact_json(left), strictjson.exact_json(right)
+    same = one is not None and one == two and left == right
+    assert strictjson.exactly_same(left, right) is same
+    # The same member, one object on both sides: compared by identity only when kept.
+    shared = {"x": left, "y": right}
+    again = {"x": left, "y": copy.deepcopy(right)}
+    both = strictjson.exact_json(shared)
+    expected = both is not None and both == strictjson.exact_json(again) and shared == again
+    assert strictjson.exactly_same(shared, again) is expected
 
 
 _PAD = " " * (1 << 20)  # past the size from which `loads_lean` takes Python's parser

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import fcreplay.jsoncopy as jsoncopy
 import fcreplay.strictjson as strictjson
 from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._anthropic_errors import (
@@ -99,7 +100,7 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
             # Kept by index, not in a list padded up to it: an index of 10**12 in a
             # broken stream must not allocate a list that long.
             block = data.get("content_block")
-            blocks[index] = strictjson.copied(block) if isinstance(block, dict) else None
+            blocks[index] = jsoncopy.copied(block) if isinstance(block, dict) else None
         elif kind == "content_block_delta" and isinstance(index, int):
             target = blocks.get(index)
             delta = data.get("delta")

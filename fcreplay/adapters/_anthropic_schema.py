@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import fcreplay.strictjson as strictjson
+import fcreplay.jsoncopy as jsoncopy
 
 _STRICT_STRING_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
@@ -34,12 +34,12 @@ def wire_schema(parameters: dict[str, Any], strict: bool) -> dict[str, Any]:
     boolean schema; a list of types) this function keeps the node as far as it can.
     """
     if not strict:
-        return strictjson.copied(parameters)
+        return jsoncopy.copied(parameters)
     return _strict_schema(parameters)
 
 
 def _strict_node(node: Any) -> Any:
-    return _strict_schema(node) if isinstance(node, dict) else strictjson.copied(node)
+    return _strict_schema(node) if isinstance(node, dict) else jsoncopy.copied(node)
 
 
 def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -73,7 +73,7 @@ def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     elif isinstance(all_of, list):
         out["allOf"] = [_strict_node(variant) for variant in all_of]
     elif not has_literals and type_ is not None:
-        out["type"] = strictjson.copied(type_)
+        out["type"] = jsoncopy.copied(type_)
 
     description = rest.pop("description", None)
     if description is not None:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import fcreplay.jsoncopy as jsoncopy
 import fcreplay.strictjson as strictjson
 from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._gemini_errors import invalid_body, read_error
@@ -209,7 +210,7 @@ def _merge_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
         if "thoughtSignature" in part:
             previous["thoughtSignature"] = part["thoughtSignature"]
         return
-    parts.append(strictjson.copied(part))
+    parts.append(jsoncopy.copied(part))
 
 
 def _decide(
@@ -250,7 +251,7 @@ def _decide(
         finish_reason=finish,
         stop=stop,
         raw_response=raw,
-        assistant_turn=strictjson.copied(turn),
+        assistant_turn=jsoncopy.copied(turn),
         model=model,
     )
     # Gemini streams have no end sentinel: a candidate without any finishReason is how
@@ -286,7 +287,7 @@ def _call(part: Mapping[str, Any]) -> ToolCall | None:
         call_id=call_id if isinstance(call_id, str) else None,
         name=name if isinstance(name, str) else "",
         arguments=arguments,
-        raw_arguments=strictjson.copied(raw),
+        raw_arguments=jsoncopy.copied(raw),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import fcreplay.strictjson as strictjson
+import fcreplay.jsoncopy as jsoncopy
 from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._gemini_decision import BLOCK_PREFIX
 from fcreplay.canonical import canonical_hash
@@ -111,7 +111,7 @@ def model_parts(decision: Decision, *, signed: bool) -> list[dict[str, Any]]:
         function: dict[str, Any] = {"name": call.name}
         args = call.raw_arguments if call.raw_arguments is not None else call.arguments or None
         if args is not None:
-            function["args"] = strictjson.copied(args)
+            function["args"] = jsoncopy.copied(args)
         if call.call_id is not None:
             function["id"] = call.call_id
         part: dict[str, Any] = {"functionCall": function}

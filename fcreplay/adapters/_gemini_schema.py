@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
-import fcreplay.strictjson as strictjson
+import fcreplay.jsoncopy as jsoncopy
 from fcreplay.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
 from fcreplay.sources import pointer
 
@@ -23,7 +23,7 @@ def wire_schema(parameters: dict[str, Any], strict: bool) -> dict[str, Any]:
 
 def _without_schema_uri(schema: Any) -> Any:
     if not isinstance(schema, dict):
-        return strictjson.copied(schema)
+        return jsoncopy.copied(schema)
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "$schema":
@@ -39,7 +39,7 @@ def _without_schema_uri(schema: Any) -> Any:
                 else _without_schema_uri(value)
             )
         else:
-            out[key] = strictjson.copied(value)
+            out[key] = jsoncopy.copied(value)
     return out
 
 
@@ -183,7 +183,7 @@ class _SubsetConverter:
                 self.drop(at, "items")
         for key, value in schema.items():
             if key in _SUBSET_KEPT and key not in out:
-                out[key] = strictjson.copied(value)
+                out[key] = jsoncopy.copied(value)
             elif key not in _SUBSET_KEPT | _SUBSET_HANDLED | _SUBSET_CONSUMED and key != "$ref":
                 self.drop(at, key)
         if nullable:
@@ -218,7 +218,7 @@ def from_openapi_subset(schema: Any) -> Any:
     The inverse of `to_openapi_subset` for everything that conversion keeps.
     """
     if not isinstance(schema, dict):
-        return strictjson.copied(schema)
+        return jsoncopy.copied(schema)
     out: dict[str, Any] = {}
     numeric_enum = schema.get("format") == "enum" and schema.get("type") in ("INTEGER", "NUMBER")
     for key, value in schema.items():
@@ -238,7 +238,7 @@ def from_openapi_subset(schema: Any) -> Any:
         elif key == "ref" and isinstance(value, str):
             out["$ref"] = value.replace("#/defs/", "#/$defs/")
         else:
-            out[key] = strictjson.copied(value)
+            out[key] = jsoncopy.copied(value)
     if schema.get("nullable") is True:
         if isinstance(out.get("type"), str):
             out["type"] = [out["type"], "null"]

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import fcreplay.strictjson as strictjson
+import fcreplay.jsoncopy as jsoncopy
 from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._openai_responses_decision import (
     TEXT_KEYS,
@@ -89,7 +89,7 @@ class _Stream:
         if index is None or not isinstance(item, dict):
             return
         # Copied because deltas are applied in place afterwards.
-        self.items[index] = strictjson.copied(item)
+        self.items[index] = jsoncopy.copied(item)
         if isinstance(item.get("id"), str):
             self.ids[item["id"]] = index
 
@@ -99,7 +99,7 @@ class _Stream:
             return None
         if index not in self.items:
             # A delta before its output_item.added: start from what the delta tells.
-            self.items[index] = {**strictjson.copied(dict(stub)), "id": data.get("item_id")}
+            self.items[index] = {**jsoncopy.copied(dict(stub)), "id": data.get("item_id")}
         return self.items[index]
 
     def part(self, data: Mapping[str, Any], kind: str) -> dict[str, Any] | None:
@@ -174,7 +174,7 @@ def _on_part(state: _Stream, data: Mapping[str, Any]) -> None:
     slot = state.part(data, kind if isinstance(kind, str) and kind in TEXT_KEYS else "output_text")
     if slot is not None:
         slot.clear()
-        slot.update(strictjson.copied(part))
+        slot.update(jsoncopy.copied(part))
 
 
 def _text_handlers(kind: str) -> tuple[Callable[[_Stream, Mapping[str, Any]], None], ...]:

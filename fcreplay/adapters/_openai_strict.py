@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import fcreplay.strictjson as strictjson
+import fcreplay.jsoncopy as jsoncopy
 
 _SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
 """Keywords whose values map names to subschemas."""
@@ -39,7 +39,7 @@ def wire_schema(parameters: dict[str, Any], strict: bool) -> dict[str, Any]:
     vanishing silently.
     """
     if not strict:
-        return strictjson.copied(parameters)
+        return jsoncopy.copied(parameters)
     transformed: dict[str, Any] = _strict(parameters)
     return transformed
 
@@ -48,7 +48,7 @@ def _strict(schema: Any) -> Any:
     if isinstance(schema, list):
         return [_strict(item) for item in schema]
     if not isinstance(schema, dict):
-        return strictjson.copied(schema)
+        return jsoncopy.copied(schema)
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in _SCHEMA_MAPS and isinstance(value, dict):
@@ -56,7 +56,7 @@ def _strict(schema: Any) -> Any:
         elif key in _SCHEMA_KEYS:
             out[key] = _strict(value)
         else:
-            out[key] = strictjson.copied(value)
+            out[key] = jsoncopy.copied(value)
     if _is_object(out):
         properties = out.setdefault("properties", {})
         if isinstance(properties, dict):

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, unquote
 
-import fcreplay.strictjson as strictjson
+import fcreplay.jsoncopy as jsoncopy
 from fcreplay.adapters._bedrock_wire import content_blocks
 from fcreplay.adapters._bedrock_wire import parse_decision as parse_decision
 from fcreplay.adapters._bedrock_wire import parse_stream as parse_stream
@@ -108,7 +108,7 @@ def build_request(
     wire: list[Any] = []
     for item in messages:
         if isinstance(item, WireItem):
-            wire.extend(strictjson.copied(payload_items(item)))
+            wire.extend(jsoncopy.copied(payload_items(item)))
         elif item.role == "system":
             if wire:
                 raise ValueError("bedrock_converse: system text goes before the conversation")

@@ -34,6 +34,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+import fcreplay.jsoncopy as jsoncopy
 import fcreplay.strictjson as strictjson
 from fcreplay.adapters._gemini_decision import BLOCK_PREFIX as BLOCK_PREFIX
 from fcreplay.adapters._gemini_decision import parse_decision as parse_decision
@@ -111,7 +112,7 @@ def build_request(
     contents: list[Any] = []
     for index, item in enumerate(messages):
         if isinstance(item, WireItem):
-            contents.extend(strictjson.copied(payload_items(item)))
+            contents.extend(jsoncopy.copied(payload_items(item)))
         elif item.role == "system":
             if index != 0:
                 raise ValueError("gemini: only a leading system message is supported")
@@ -254,7 +255,7 @@ def _declarations(request_body: Any) -> list[dict[str, Any]]:
 def _declared_schema(declaration: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("parametersJsonSchema", "parameters_json_schema"):
         if isinstance(declaration.get(key), dict):
-            return cast("dict[str, Any]", strictjson.copied(declaration[key]))
+            return cast("dict[str, Any]", jsoncopy.copied(declaration[key]))
     if isinstance(declaration.get("parameters"), dict):
         return cast("dict[str, Any]", from_openapi_subset(declaration["parameters"]))
     # A no-argument function is declared without parameters.
@@ -280,7 +281,7 @@ def append_tool_result(
     ]
     return [
         *messages,
-        WireItem(strictjson.copied(turn)),
+        WireItem(jsoncopy.copied(turn)),
         WireItem({"role": "user", "parts": responses}),
     ]
 
@@ -308,7 +309,7 @@ def _in_call_order(
 
 
 def _function_response(result: ToolResult, call_id: str | None) -> dict[str, Any]:
-    content = strictjson.copied(dict(result.content))
+    content = jsoncopy.copied(dict(result.content))
     response: dict[str, Any] = {}
     if call_id is not None:
         response["id"] = call_id

@@ -27,7 +27,7 @@ from fcreplay.neutral import (
     WireResponse,
 )
 from fcreplay.record import Aborted
-from fcreplay.strictjson import same_members
+from fcreplay.strictjson import exactly_same
 from fcreplay.structdiff import Difference, differences
 
 
@@ -247,24 +247,18 @@ def _latency(response: WireResponse, started: float) -> int:
 def _same_request(placed: PlacedInteraction, request: WireRequest) -> bool:
     """Whether the rebuilt request's body is the recorded one.
 
-    Nearly every replayed request matches, so the common case must be cheap: both
-    bodies as exact JSON bytes (C speed, and exact: it tells `true` from `1` and
-    `1.0` from `1`, unlike `==`), equal because an adapter builds keys in a fixed
-    order. Any other case (keys reordered, `1.0` for `1`) gets the canonical
-    comparison.
+    Nearly every replayed request matches, so the common case must be cheap: equal
+    exact JSON bytes (`exactly_same`: `==` at C speed, which passes over the tool list
+    both sides hold as one object, then the other members written; exact, it tells
+    `true` from `1`, `1.0` from `1` and key orders apart, unlike `==` alone). Any other
+    case (keys reordered, `1.0` for `1`) gets the canonical comparison.
     """
     recorded = placed.interaction.request.body
-    if _exactly_equal(recorded, request.body):
+    if exactly_same(recorded, request.body):
         if placed.request_sha256 is not None:
             request.assume_sha256(placed.request_sha256)
         return True
     return same_value(recorded, request.body)
-
-
-def _exactly_equal(left: Any, right: Any) -> bool:
-    # Member by member: the tool list, most of a body, is one interned object on both
-    # sides when it was sent unchanged.
-    return same_members(left, right)
 
 
 def _path_and_query(uri: str) -> str:
