@@ -9,7 +9,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 import fcreplay.strictjson as strictjson
-from fcreplay.cassettes.redaction import KEY_PREFIXES, may_hold_key
+from fcreplay.cassettes.redaction import bytes_may_hold_key, may_hold_key
 from fcreplay.record import SCHEMA_VERSION, AttemptRecord, messages_json
 
 _LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -157,14 +157,9 @@ def _outcome(value: dict[str, Any]) -> Written:
     # hold such a float (rare) are written by `_LINE`.
     fast = strictjson.exact_json(value)
     if fast is not None and b"e-" not in fast and b"0.0000" not in fast:
-        # What `may_hold_key` finds, by substring searches (many times cheaper than its
-        # pattern here); UTF-8 holds an ASCII prefix exactly where the text does.
-        return fast.decode(), any(prefix in fast for prefix in _KEY_BEGINNINGS)
+        return fast.decode(), bytes_may_hold_key(fast)
     text = _encode(value)
     return text, may_hold_key(text)
-
-
-_KEY_BEGINNINGS = tuple(prefix.encode() for shape in KEY_PREFIXES.values() for prefix in shape)
 
 
 def _scalar(value: Any) -> str:

@@ -21,6 +21,7 @@ from fcreplay.cassettes.redaction import (
     KEY_PREFIXES,
     KEY_SHAPES,
     SecretGuard,
+    bytes_may_hold_key,
     leaks,
     scrub_url,
 )
@@ -76,6 +77,7 @@ def test_the_prefix_search_finds_exactly_the_texts_holding_a_prefix(text: str) -
     # The merged pattern stands for the list: text it passes over is never key-checked.
     holds = any(p in text for ps in KEY_PREFIXES.values() for p in ps)
     assert (_ANY_PREFIX.search(text) is not None) == holds
+    assert bytes_may_hold_key(text.encode()) == holds
 
 
 @pytest.mark.parametrize("shape", sorted(SAMPLES))

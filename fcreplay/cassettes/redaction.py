@@ -124,6 +124,15 @@ def may_hold_key(text: str) -> bool:
     return _ANY_PREFIX.search(text) is not None
 
 
+def bytes_may_hold_key(data: bytes) -> bool:
+    """`may_hold_key` for UTF-8 text by substring searches, many times cheaper than its
+    pattern on short texts: UTF-8 holds an ASCII beginning exactly where the text does."""
+    return any(beginning in data for beginning in _BEGINNINGS)
+
+
+_BEGINNINGS = tuple(prefix.encode() for shape in KEY_PREFIXES.values() for prefix in shape)
+
+
 def refuse_leaks(text: str, secrets: Iterable[str], *, where: str) -> None:
     """Raise SecretLeakError, naming `where`, if `text` holds any credential."""
     found = leaks(text, secrets)
