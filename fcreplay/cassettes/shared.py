@@ -243,8 +243,16 @@ def expand(document: dict[str, Any], items: list[Any]) -> dict[str, int]:
             put(body, index, "response body")
         elif type(events := response.get("sse")) is list:
             for number, event in enumerate(events):
+                # The hot loop of reading a stream: an event's data is handed on only
+                # when it may hold a reference (a `tools` object at the top or one down).
                 if type(event) is dict and type(data := event.get("data")) is dict:
-                    put(data, index, "stream event", number)
+                    if MEMBER in data:
+                        put(data, index, "stream event", number)
+                        continue
+                    for member in data.values():
+                        if type(member) is dict and MEMBER in member:
+                            put(data, index, "stream event", number)
+                            break
     return expander.counts
 
 

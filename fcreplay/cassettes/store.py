@@ -41,7 +41,7 @@ from fcreplay.cassettes.interactions import Interaction as Interaction
 from fcreplay.cassettes.interactions import RecordedRequest as RecordedRequest
 from fcreplay.cassettes.interactions import UnreadableInteraction as UnreadableInteraction
 from fcreplay.cassettes.interactions import interaction_json as interaction_json
-from fcreplay.cassettes.interactions import read_interaction, status_phrase
+from fcreplay.cassettes.interactions import read_interaction, read_own, status_phrase
 from fcreplay.cassettes.layout import InteractionText as InteractionText
 from fcreplay.cassettes.redaction import refuse_leaks, scrub_headers, scrub_url
 from fcreplay.cassettes.sse import format_sse
@@ -149,7 +149,11 @@ def _cassette_of(path: str | Path, raw: bytes, limits: Limits) -> Cassette:
     interactions = []
     for index, item in enumerate(items):
         try:
-            interactions.append(read_interaction(index, item, own=own, limits=limits))
+            interactions.append(
+                read_own(index, item, limits)
+                if own
+                else read_interaction(index, item, own=False, limits=limits)
+            )
         except BodyLimitError as exc:
             raise InputError.at(path, None, f"interaction {index}: {exc}") from None
     # The caller's Path itself: it wrote itself out as a string once already (to be opened).
