@@ -40,19 +40,52 @@ class JSONLimitError(json.JSONDecodeError):
 def loads(text: str | bytes, *, max_depth: int = DEFAULT_LIMITS.max_json_depth) -> Any:
     """Parse JSON text; non-finite numbers, nesting deeper than `max_depth` and numbers
     Python will not convert raise `JSONLimitError` (a `json.JSONDecodeError`)."""
+    return _parsed(text, max_depth, None)[0]
+
+
+def loads_keyed(
+    text: str | bytes, key: str, *, max_depth: int = DEFAULT_LIMITS.max_json_depth
+) -> tuple[Any, int | None]:
+    """`loads`, and how many members of objects anywhere in the value have the name `key`
+    (a name JSON writes without escapes), when that comes at no extra pass: None when
+    not counted (small texts, texts Python's parser read).
+
+    A large text's value is written once to bound its nesting; in orjson's writing an
+    object's member named `key` is always the bytes `"key":`, and a string never holds
+    them (its quotes are escaped), except a name ending in `\"key`: the count is never
+    lower than the truth, and exact but for such names.
+    """
+    needle = orjson.dumps(key) + b":"
+    if b"\\" in needle or needle.count(b'"') != 2:
+        raise ValueError(f"{key!r} is written with escapes")
+    return _parsed(text, max_depth, needle)
+
+
+def _parsed(text: str | bytes, max_depth: int, needle: bytes | None) -> tuple[Any, int | None]:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return _loads(text, max_depth)
+        return _loads(text, max_depth), None
+    count = None
     if isinstance(text, bytes) and len(text) >= _LARGE:
-        problem = _large_problem(value, text, max_depth)
+        # Two C-speed passes instead of a walk. An integer orjson made a float is a run
+        # of 19 digits or more in the text, after no letter (any such run, even in a
+        # string, sends the text to Python's parser); the nesting is bounded by writing
+        # the value (`_written`), and only when that fails is the value walked.
+        if _wide_run(text.translate(_DIGITS)):
+            problem: str | None = "wide"
+        elif (written := _written(value, max_depth)) is None:
+            problem = _parsed_problem(value, max_depth)
+        else:
+            problem = None
+            count = None if needle is None else written.count(needle)
     else:
         problem = _parsed_problem(value, max_depth)
     if problem is None:
-        return value
+        return value, count
     if problem == "deep":
         raise _too_deep(text if isinstance(text, str) else bytes(text).decode(), max_depth)
-    return _loads(text, max_depth)  # a float that may have been a wide integer
+    return _loads(text, max_depth), None  # a float that may have been a wide integer
 
 
 def _loads(text: str | bytes, max_depth: int) -> Any:
@@ -102,7 +135,7 @@ def check_value(value: Any, max_depth: int) -> str | None:
 
 
 _LARGE = 4096
-"""Bytes from which `_large_problem` is cheaper than walking the value."""
+"""Bytes from which the C-speed passes of `_parsed` are cheaper than walking the value."""
 _DIGITS = (
     bytes(
         0x30 if chr(byte).isdigit() else 0x61 if chr(byte).isalpha() else 0x20
@@ -116,23 +149,79 @@ _WIDE_DIGITS = b"0" * 19
 follows no letter, unlike digits in a hash."""
 
 
-def _large_problem(value: Any, text: bytes, max_depth: int) -> str | None:
-    """`_parsed_problem` for a large document, with two C-speed passes instead of a walk.
-
-    An integer orjson made a float is a run of 19 digits or more in the text, after no
-    letter (any such run, even in a string, sends the text to Python's parser). Nesting shows in the
-    value written back with two-space indents: a line indented by `2 * max_depth`
-    spaces or more holds an element of a container `max_depth` deep, and without one
-    no container is deeper than `max_depth`; with one, the walk decides.
-    """
-    if _wide_run(text.translate(_DIGITS)):
-        return "wide"
-    return _parsed_problem(value, max_depth) if nested_past(value, max_depth) else None
-
-
 def nested_past(value: Any, max_depth: int) -> bool:
-    """Whether `value` may nest deeper than `max_depth` (False: it does not), at C speed."""
-    return b"\n" + b" " * (2 * max_depth) in orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    """Whether `value` may nest deeper than `max_depth` (False: it does not), at C speed;
+    True also for a value orjson does not write (an integer past 64 bits)."""
+    return _written(value, max_depth) is None
+
+
+def _written(value: Any, max_depth: int) -> bytes | None:
+    """orjson's bytes of `value` (compact, inside brackets) when they show it nests no
+    deeper than `max_depth`; None when it may nest deeper, or orjson refuses it.
+
+    orjson writes containers nested `_DEEPEST_WRITTEN` deep and refuses one more: in
+    `_DEEPEST_WRITTEN - max_depth` one-element lists, `value` is written exactly when
+    it nests `max_depth` deep or less. Past that reach (or with orjson's limit unknown),
+    the value is written with two-space indents: a line indented by `2 * max_depth`
+    spaces holds an element of a container `max_depth` deep, and without one no
+    container is deeper.
+    """
+    wraps = _DEEPEST_WRITTEN - max_depth
+    if wraps < 1:
+        try:
+            indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+        except orjson.JSONEncodeError:
+            return None
+        return None if b"\n" + b" " * (2 * max_depth) in indented else indented
+    spare = _WRAPS.setdefault(wraps, [])
+    try:
+        outer, inner = spare.pop()
+    except IndexError:  # the first call, or one in each other thread at the same time
+        outer, inner = _wrap(wraps)
+    inner[0] = value
+    try:
+        return orjson.dumps(outer)
+    except orjson.JSONEncodeError:
+        return None
+    finally:
+        inner[0] = None
+        spare.append((outer, inner))
+
+
+def _wrap(wraps: int) -> tuple[list[Any], list[Any]]:
+    """`wraps` one-element lists, each in the next: the outermost and the innermost."""
+    inner: list[Any] = [None]
+    outer = inner
+    for _ in range(wraps - 1):
+        outer = [outer]
+    return outer, inner
+
+
+def _deepest_written() -> int:
+    """How many containers orjson writes nested (254 in orjson 3.10 to 3.13), tried out
+    once; 0 when it writes 4,096 (no limit that `_written` can use)."""
+
+    def writes(depth: int) -> bool:
+        try:
+            orjson.dumps(_wrap(depth)[0])
+        except orjson.JSONEncodeError:
+            return False
+        return True
+
+    if writes(254) and not writes(255):
+        return 254
+    low, high = 1, 4096  # `low` is written; `high` is refused, or counts as no limit
+    if writes(high):
+        return 0
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if writes(middle) else (low, middle)
+    return low
+
+
+_DEEPEST_WRITTEN = _deepest_written()
+_WRAPS: dict[int, list[tuple[list[Any], list[Any]]]] = {}
+"""Spare one-element lists for `_written`, by how many: taken out while in use."""
 
 
 def _wide_run(shapes: bytes) -> bool:

@@ -12,6 +12,7 @@ import json
 import tracemalloc
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -237,3 +238,91 @@ def test_a_large_document_is_read_lean_as_pythons_parser_reads_it(text: str) -> 
             assert str(raised.value) == str(exc)
         else:
             assert loads_lean(padded, max_depth=64) == expected
+
+
+def nested(depth: int, kind: str, inner: Any) -> Any:
+    """`inner` in `depth` containers: lists, objects, or the two in turn."""
+    value = inner
+    for level in range(depth):
+        shape = kind if kind != "mixed" else "list" if level % 2 else "object"
+        value = [value] if shape == "list" else {"k": value, "n": 1}
+    return value
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 63, 64, 65, 199, 200, 253])
+@pytest.mark.parametrize("kind", ["list", "object", "mixed"])
+@pytest.mark.parametrize("inner", [1, "s", [], {}], ids=repr)
+def test_the_written_bound_on_nesting_is_exact_either_side_of_the_limit(
+    max_depth: int, kind: str, inner: Any
+) -> None:
+    # An empty container is a level of its own, as it is for the walk.
+    extra = 1 if inner in ([], {}) else 0
+    for depth in (max_depth - 1, max_depth, max_depth + 1):
+        if depth - extra < 0:
+            continue
+        value = nested(depth - extra, kind, inner)
+        assert strictjson.nested_past(value, max_depth) == (depth > max_depth)
+        assert (strictjson._parsed_problem(value, max_depth) == "deep") == (depth > max_depth)
+
+
+def test_orjsons_nesting_limit_is_the_one_found_at_import() -> None:
+    deepest = strictjson._DEEPEST_WRITTEN
+    assert deepest > 200  # past MAX_JSON_DEPTH: every allowed limit is bounded by writing
+    orjson.dumps(nested(deepest, "list", 1))
+    with pytest.raises(orjson.JSONEncodeError):
+        orjson.dumps(nested(deepest + 1, "list", 1))
+
+
+@pytest.mark.parametrize("max_depth", [64, 200])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda n: "[" * n + "]" * n,
+        lambda n: '{"a":' * n + "1" + "}" * n,
+        lambda n: '[{"a":' * (n // 2) + ("[]" if n % 2 else "1") + "}]" * (n // 2),
+    ],
+)
+def test_a_large_document_at_the_limit_is_read_and_one_past_it_refused(
+    max_depth: int, shape: Any
+) -> None:
+    for depth in (max_depth - 1, max_depth, max_depth + 1):
+        text = shape(depth).encode() + PAD
+        if depth <= max_depth:
+            assert strictjson.loads(text, max_depth=max_depth) == json.loads(text)
+        else:
+            with pytest.raises(strictjson.JSONLimitError, match=f"deeper than {max_depth}"):
+                strictjson.loads(text, max_depth=max_depth)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": [1, 18446744073709551616]}',  # a wide integer: an integer, as Python reads it
+        '{"a": -9223372036854775809}',
+        '{"a": 9223372036854775807, "b": 18446744073709551615}',  # 64 bits: orjson's own
+        '{"a": 1e19, "b": 12345678901234567890.5}',  # floats that big stay floats
+        '{"a": 1, "a": 2}',  # a repeated name: the last one, as Python keeps it
+        '{"a": NaN}',
+        '{"a": [Infinity]}',
+        '{"a": "\\ud800"}',
+    ],
+)
+def test_large_documents_read_wide_integers_repeats_and_refusals_as_python_does(
+    text: str,
+) -> None:
+    padded = text[:-1] + ', "pad": "' + "p" * 5000 + '"}'
+    for candidate in (padded, padded.encode()):
+        assert outcome(candidate) == outcome_of_python(padded)
+
+
+def outcome_of_python(text: str) -> Any:
+    try:
+        return typed(strictjson._loads(text, 64))
+    except json.JSONDecodeError as exc:
+        return type(exc).__name__, exc.msg
+
+
+def test_bad_utf8_in_a_large_document_is_a_decode_error_as_before() -> None:
+    text = b'{"a": "\xff\xfe", "pad": "' + b"p" * 5000 + b'"}'
+    with pytest.raises(UnicodeDecodeError):
+        strictjson.loads(text)

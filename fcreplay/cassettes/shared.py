@@ -118,10 +118,12 @@ def shared_name(compact: str) -> str:
 # --- reading ---------------------------------------------------------------------------
 
 
-def read_split(raw: bytes, max_depth: int) -> Any | None:
+def read_split(raw: bytes, max_depth: int) -> tuple[Any, int | None] | None:
     """The document of a format-2 cassette laid out as fcreplay writes it, its `shared`
-    block parsed once per distinct text (every cassette of a target holds the same);
-    None when the text is laid out otherwise or is not plain valid JSON: read it whole.
+    block parsed once per distinct text (every cassette of a target holds the same),
+    and how many members named `tools` the rest holds (`strictjson.loads_keyed`: None
+    when not counted); None when the text is laid out otherwise or is not plain valid
+    JSON: read it whole.
 
     The block is cut out at the newlines around it (a newline is never inside a JSON
     string) and `null` put in its place; the rest parses with `shared` as its one
@@ -142,7 +144,7 @@ def read_split(raw: bytes, max_depth: int) -> Any | None:
     if rest.count(b'"shared"') != 1:
         return None
     try:
-        document = strictjson.loads(rest, max_depth=max_depth)
+        document, named = strictjson.loads_keyed(rest, MEMBER, max_depth=max_depth)
         if table is None:
             text = raw[start:end]
             table = strictjson.loads(text, max_depth=max_depth - 1)
@@ -155,7 +157,7 @@ def read_split(raw: bytes, max_depth: int) -> Any | None:
     if type(document) is not dict or SHARED not in document or document[SHARED] is not None:
         return None
     document[SHARED] = dict(table)  # a copy: `expand` writes into the block it is given
-    return document
+    return document, named
 
 
 _SPLIT_START = b'\n "shared": '
@@ -183,13 +185,19 @@ def _keep_table(text: bytes, table: dict[str, Any]) -> None:
 
 
 def expand_cassette(
-    path: str | Path, document: dict[str, Any], items: list[Any], max_bytes: int, size: int
+    path: str | Path,
+    document: dict[str, Any],
+    items: list[Any],
+    max_bytes: int,
+    size: int,
+    named: int | None = None,
 ) -> None:
     """`expand` for the cassette file at `path` (`size` bytes): InputError (FILE:LINE) for
     a bad reference, or when the references would make the cassette read past `max_bytes`
-    in full (a small file that refers to one large value a million times)."""
+    in full (a small file that refers to one large value a million times). `named` as
+    for `expand`."""
     try:
-        counts = expand(document, items)
+        counts = expand(document, items, named)
     except SharedValueError as exc:
         raise InputError.at(path, error_line(_text(path), exc), str(exc)) from None
     if not counts:
@@ -219,9 +227,12 @@ def _text(path: str | Path) -> str:
         return ""
 
 
-def expand(document: dict[str, Any], items: list[Any]) -> dict[str, int]:
+def expand(document: dict[str, Any], items: list[Any], named: int | None = None) -> dict[str, int]:
     """Put the shared values of a format-2 cassette back into its bodies, in place; return
     how many references name each value (a reader bounds the cassette as it reads in full).
+
+    `named`, when known, is no fewer than the members named `tools` anywhere in the
+    document but its `shared` block (`items` being part of it).
 
     Raises SharedValueError for a reference to a value the `shared` block lacks, or
     one that is not `{"$fcreplay_shared": NAME}`.
@@ -230,6 +241,8 @@ def expand(document: dict[str, Any], items: list[Any]) -> dict[str, int]:
     if not isinstance(table, dict):
         raise SharedValueError(f"the {SHARED!r} block must be an object of named values")
     expander = _Expander(table)
+    if named is not None and _expand_tops(expander, items, named):
+        return expander.counts
     put = expander.body
     for index, item in enumerate(items):
         if type(item) is not dict:
@@ -254,6 +267,27 @@ def expand(document: dict[str, Any], items: list[Any]) -> dict[str, int]:
                             put(data, index, "stream event", number)
                             break
     return expander.counts
+
+
+def _expand_tops(expander: _Expander, items: list[Any], named: int) -> bool:
+    """`expand`'s walk when every member named `tools` of the document is one at the top
+    of a request body (as fcreplay writes them: the walk would find no other); False,
+    with nothing changed, when there are others (or may be)."""
+    tops = []
+    for index, item in enumerate(items):
+        if (
+            type(item) is dict
+            and type(request := item.get("request")) is dict
+            and type(body := request.get("parsed_body")) is dict
+            and MEMBER in body
+        ):
+            tops.append((index, body))
+    if len(tops) != named:
+        return False
+    for index, body in tops:
+        if type(reference := body[MEMBER]) is dict:
+            body[MEMBER] = expander.value(reference, index, "request body", -1, None)
+    return True
 
 
 class _Expander:

@@ -137,7 +137,7 @@ def load_cassette_if_any(
 
 
 def _cassette_of(path: str | Path, raw: bytes, limits: Limits) -> Cassette:
-    document = _load_document(path, raw, limits)
+    document, named = _load_document(path, raw, limits)
     items = interaction_items(document)
     if items is None:
         raise InputError.at(path, None, f"not a cassette: it holds no {FORMATS} list")
@@ -145,7 +145,9 @@ def _cassette_of(path: str | Path, raw: bytes, limits: Limits) -> Cassette:
     own = block is not None
     meta = _read_meta(path, block) if own else None
     if isinstance(block, dict) and block.get("format") != 1:
-        shared.expand_cassette(path, document, items, limits.max_cassette_bytes, len(raw))
+        if items is not document.get("interactions"):
+            named = None  # items made from the document (HAR): counted in another shape
+        shared.expand_cassette(path, document, items, limits.max_cassette_bytes, len(raw), named)
     interactions = []
     for index, item in enumerate(items):
         try:
@@ -160,13 +162,17 @@ def _cassette_of(path: str | Path, raw: bytes, limits: Limits) -> Cassette:
     return Cassette(path if isinstance(path, Path) else Path(path), meta, interactions)
 
 
-def _load_document(path: str | Path, raw: bytes, limits: Limits) -> Any:
+def _load_document(path: str | Path, raw: bytes, limits: Limits) -> tuple[Any, int | None]:
+    """The document, and no fewer than the members named `shared.MEMBER` it holds but
+    for its `shared` block, when counted (`strictjson.loads_keyed`), else None."""
     if raw[:1] == b"{":
         # fcreplay's own cassettes, parsed from the bytes; anything amiss is read
         # again below, which words the problem.
         try:
             split = shared.read_split(raw, depth := limits.max_json_depth)
-            return strictjson.loads(raw, max_depth=depth) if split is None else split
+            if split is None:
+                return strictjson.loads_keyed(raw, shared.MEMBER, max_depth=depth)
+            return split
         except ValueError:
             pass
     try:
@@ -174,15 +180,15 @@ def _load_document(path: str | Path, raw: bytes, limits: Limits) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError.at(path, None, f"not a text cassette (not UTF-8: {exc.reason})") from None
     if text.lstrip()[:1] not in ("{", "["):
-        return _load_yaml(path, text, limits)
+        return _load_yaml(path, text, limits), None
     try:
-        return strictjson.loads(text, max_depth=limits.max_json_depth)
+        return strictjson.loads(text, max_depth=limits.max_json_depth), None
     except strictjson.JSONLimitError as exc:
         raise InputError.at(path, exc.lineno, f"not a readable cassette: {exc.msg}") from None
     except json.JSONDecodeError as exc:
         json_error = exc
     try:
-        return _load_yaml(path, text, limits)  # flow-style YAML also starts with a brace
+        return _load_yaml(path, text, limits), None  # flow-style YAML also starts with a brace
     except InputError:
         message = f"not a readable cassette: invalid JSON: {json_error.msg}"
         raise InputError.at(path, json_error.lineno, message) from None
