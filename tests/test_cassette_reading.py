@@ -216,3 +216,18 @@ def test_every_example_cassette_reads_alike_on_the_quick_and_the_general_path() 
         items = interaction_items(document) or []
         general = [read_interaction(n, item, own=True) for n, item in enumerate(items)]
         assert read_interactions(path) == general, path
+
+
+def test_headers_read_again_are_equal_values_in_dictionaries_of_their_own() -> None:
+    (base, *_) = own_items()
+    readings = []
+    for attempt in ["1", "2", "1", "2", "1", 1]:
+        item = copy.deepcopy(base)
+        item["request"]["headers"]["x-fcreplay-attempt"] = [attempt]
+        readings.append(read_own(0, item))
+    heads = [r.request.headers for r in readings if isinstance(r, Interaction)]
+    assert [h.get("x-fcreplay-attempt") for h in heads] == ["1", "2", "1", "2", "1", "1"]
+    assert readings[-1] == read_interaction(0, item, own=True)  # 1 is no text: read in full
+    heads[0]["x-fcreplay-attempt"] = "changed"
+    assert heads[2]["x-fcreplay-attempt"] == "1" and heads[0] is not heads[2]
+    assert len({id(r.response.headers) for r in readings if isinstance(r, Interaction)}) == 6
