@@ -18,23 +18,15 @@ NaN, infinity, numbers that overflow and lone surrogates, and reads integers pas
 from __future__ import annotations
 
 import json
-import re
 import sys
 from typing import Any
 
 import orjson
 
+import fcreplay.jsonchecks as jsonchecks
+from fcreplay.jsonchecks import JSONLimitError as JSONLimitError
+from fcreplay.jsonchecks import check_value as check_value
 from fcreplay.limits import DEFAULT_LIMITS
-
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-_HUGE = re.compile(r"\d[eE]\+?0*[1-9]\d{2,}|\d{300,}")
-"""Number text that may overflow to infinity: a three-digit exponent or 300 digits."""
-_CONSTANT = re.compile(r"-?(?:NaN|Infinity)")
-
-
-class JSONLimitError(json.JSONDecodeError):
-    """Valid-looking JSON that fcreplay will not read: too deep, or a non-finite number."""
 
 
 def loads(text: str | bytes, *, max_depth: int = DEFAULT_LIMITS.max_json_depth) -> Any:
@@ -72,19 +64,21 @@ def _parsed(text: str | bytes, max_depth: int, needle: bytes | None) -> tuple[An
         # of 19 digits or more in the text, after no letter (any such run, even in a
         # string, sends the text to Python's parser); the nesting is bounded by writing
         # the value (`_written`), and only when that fails is the value walked.
-        if _wide_run(text.translate(_DIGITS)):
+        if jsonchecks.wide_run(text.translate(jsonchecks.DIGITS)):
             problem: str | None = "wide"
         elif (written := _written(value, max_depth)) is None:
-            problem = _parsed_problem(value, max_depth)
+            problem = jsonchecks.parsed_problem(value, max_depth)
         else:
             problem = None
             count = None if needle is None else written.count(needle)
     else:
-        problem = _parsed_problem(value, max_depth)
+        problem = jsonchecks.parsed_problem(value, max_depth)
     if problem is None:
         return value, count
     if problem == "deep":
-        raise _too_deep(text if isinstance(text, str) else bytes(text).decode(), max_depth)
+        raise jsonchecks.too_deep(
+            text if isinstance(text, str) else bytes(text).decode(), max_depth
+        )
     return _loads(text, max_depth), None  # a float that may have been a wide integer
 
 
@@ -93,60 +87,25 @@ def _loads(text: str | bytes, max_depth: int) -> Any:
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode("utf-8")
     try:
-        value = json.loads(text, parse_constant=_constant)
-    except _NonFinite as exc:
-        raise _not_finite(str(exc.args[0]), text) from None
+        value = json.loads(text, parse_constant=jsonchecks.constant)
+    except jsonchecks.NonFinite as exc:
+        raise jsonchecks.not_finite(str(exc.args[0]), text) from None
     except RecursionError:
-        raise _too_deep(text, max_depth) from None
+        raise jsonchecks.too_deep(text, max_depth) from None
     except json.JSONDecodeError:
         raise
     except ValueError as exc:  # e.g. an integer longer than Python converts
         raise JSONLimitError(f"unusable number: {exc}", text, 0) from None
     problem = check_value(value, max_depth)
     if problem == "deep":
-        raise _too_deep(text, max_depth)
+        raise jsonchecks.too_deep(text, max_depth)
     if problem is not None:
-        raise _not_finite(problem, text)
+        raise jsonchecks.not_finite(problem, text)
     return value
-
-
-def check_value(value: Any, max_depth: int) -> str | None:
-    """What makes a parsed value unusable: "deep", the text of a non-finite number, or None.
-
-    One walk over the containers, cheaper than any scan of the text (which would
-    have to skip strings); also used for values parsed from YAML.
-    """
-    stack = [(value, 1)]
-    if type(value) is float and value - value != 0:
-        return repr(value)
-    while stack:
-        item, depth = stack.pop()
-        if type(item) is not dict and type(item) is not list:
-            continue
-        if depth > max_depth:
-            return "deep"
-        for child in item.values() if type(item) is dict else item:
-            kind = type(child)
-            if kind is dict or kind is list:
-                stack.append((child, depth + 1))
-            elif kind is float and child - child != 0:  # infinity or NaN
-                return repr(child)
-    return None
 
 
 _LARGE = 4096
 """Bytes from which the C-speed passes of `_parsed` are cheaper than walking the value."""
-_DIGITS = (
-    bytes(
-        0x30 if chr(byte).isdigit() else 0x61 if chr(byte).isalpha() else 0x20
-        for byte in range(128)
-    )
-    + b" " * 128
-)
-"""Every ASCII digit as `0`, every ASCII letter as `a`, any other byte as a space."""
-_WIDE_DIGITS = b"0" * 19
-"""The fewest digits an integer outside the 64-bit range is written with; a number
-follows no letter, unlike digits in a hash."""
 
 
 def nested_past(value: Any, max_depth: int) -> bool:
@@ -222,54 +181,6 @@ def _deepest_written() -> int:
 _DEEPEST_WRITTEN = _deepest_written()
 _WRAPS: dict[int, list[tuple[list[Any], list[Any]]]] = {}
 """Spare one-element lists for `_written`, by how many: taken out while in use."""
-
-
-def _wide_run(shapes: bytes) -> bool:
-    """Whether `shapes` (a text translated by `_DIGITS`) holds `_WIDE_DIGITS` after no
-    letter: run by run, looking for the digits alone (a quicker search than with the
-    space before them); a run after a letter is passed over."""
-    at = shapes.find(_WIDE_DIGITS)
-    while at >= 0:
-        # The first match starts its run of digits: what comes before is no digit.
-        if at == 0 or shapes[at - 1] == 0x20:
-            return True
-        end = at + len(_WIDE_DIGITS)
-        while end < len(shapes) and shapes[end] == 0x30:
-            end += 1
-        at = shapes.find(_WIDE_DIGITS, end)
-    return False
-
-
-_WIDE = 2.0**63
-"""orjson reads an integer outside the 64-bit range as a float, always at least this big."""
-
-
-def _parsed_problem(value: Any, max_depth: int) -> str | None:
-    """`check_value` for orjson's values, which are finite: "deep", "wide" for a float
-    as big as an integer orjson could not keep, or None. One level at a time, the
-    cheapest walk in Python (cassettes hold thousands of containers)."""
-    if type(value) is float and not -_WIDE < value < _WIDE:
-        return "wide"
-    if type(value) is not dict and type(value) is not list:
-        return None
-    level: list[Any] = [value]
-    depth = 1
-    while True:
-        below: list[Any] = []
-        push = below.append
-        for item in level:
-            for child in item.values() if type(item) is dict else item:
-                kind = type(child)
-                if kind is dict or kind is list:
-                    push(child)
-                elif kind is float and not -_WIDE < child < _WIDE:
-                    return "wide"
-        if not below:
-            return None
-        depth += 1
-        if depth > max_depth:
-            return "deep"
-        level = below
 
 
 def exact_json(value: Any) -> bytes | None:
@@ -435,42 +346,3 @@ def _kept(value: Any) -> bool:
     """Whether `value` is interned (so plain JSON data, its bytes known)."""
     known = _EXACT.get(id(value))
     return known is not None and known[0] is value
-
-
-def _too_deep(text: str, max_depth: int) -> JSONLimitError:
-    depth = 0
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token in ("[", "{"):
-            depth += 1
-            if depth > max_depth:
-                return JSONLimitError(
-                    f"nested deeper than {max_depth} levels (the max_json_depth limit)",
-                    text,
-                    match.start(),
-                )
-        elif token in ("]", "}"):
-            depth -= 1
-    return JSONLimitError(f"nested deeper than {max_depth} levels", text, 0)
-
-
-class _NonFinite(Exception):
-    pass
-
-
-def _constant(name: str) -> float:
-    raise _NonFinite(name)
-
-
-def _not_finite(literal: str, text: str) -> JSONLimitError:
-    match = _CONSTANT.search(_STRING.sub(_blank, text)) or _HUGE.search(text)
-    return JSONLimitError(
-        f"{literal} is not a finite number (JSON has no NaN or infinity)",
-        text,
-        match.start() if match else 0,
-    )
-
-
-def _blank(match: re.Match[str]) -> str:
-    # Keeps every position in place while hiding string contents from the search.
-    return '"' + " " * (len(match.group()) - 2) + '"'

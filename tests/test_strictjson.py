@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import fcreplay.jsonchecks as jsonchecks
 import fcreplay.jsoncopy as jsoncopy
 import fcreplay.strictjson as strictjson
 from fcreplay.leanjson import loads_lean
@@ -262,7 +263,7 @@ def test_the_written_bound_on_nesting_is_exact_either_side_of_the_limit(
             continue
         value = nested(depth - extra, kind, inner)
         assert strictjson.nested_past(value, max_depth) == (depth > max_depth)
-        assert (strictjson._parsed_problem(value, max_depth) == "deep") == (depth > max_depth)
+        assert (jsonchecks.parsed_problem(value, max_depth) == "deep") == (depth > max_depth)
 
 
 def test_orjsons_nesting_limit_is_the_one_found_at_import() -> None:
