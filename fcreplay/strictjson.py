@@ -47,10 +47,17 @@ def loads_keyed(
     them (its quotes are escaped), except a name ending in `\"key`: the count is never
     lower than the truth, and exact but for such names.
     """
-    needle = orjson.dumps(key) + b":"
-    if b"\\" in needle or needle.count(b'"') != 2:
-        raise ValueError(f"{key!r} is written with escapes")
+    needle = _NEEDLES.get(key)
+    if needle is None:
+        needle = orjson.dumps(key) + b":"
+        if b"\\" in needle or needle.count(b'"') != 2:
+            raise ValueError(f"{key!r} is written with escapes")
+        _NEEDLES[key] = needle
     return _parsed(text, max_depth, needle)
+
+
+_NEEDLES: dict[str, bytes] = {}
+"""The bytes that name a member, by its name, for `loads_keyed`."""
 
 
 def _parsed(text: str | bytes, max_depth: int, needle: bytes | None) -> tuple[Any, int | None]:

@@ -92,6 +92,7 @@ class CassetteMeta:
         return block
 
 
+@quick
 @dataclass(frozen=True)
 class Cassette:
     """A cassette as read: its interactions, and its fcreplay block when it has one."""
@@ -228,20 +229,22 @@ def _load_yaml(path: str | Path, text: str, limits: Limits) -> Any:
 def _read_meta(path: str | Path, block: Any) -> CassetteMeta:
     if not isinstance(block, dict):
         raise InputError.at(path, None, "the 'fcreplay' block must be an object")
-    if block.get("format") not in READ_FORMATS or isinstance(block.get("format"), bool):
+    form = block.get("format")
+    if form not in READ_FORMATS or isinstance(form, bool):
         raise InputError.at(
             path,
             None,
-            f"fcreplay cassette format {block.get('format')!r}; this fcreplay reads formats "
+            f"fcreplay cassette format {form!r}; this fcreplay reads formats "
             f"{' and '.join(map(str, READ_FORMATS))}: upgrade fcreplay or re-record the cassette",
         )
+    get = block.get
     return CassetteMeta(
-        target=str(block.get("target", "")),
-        adapter=str(block.get("adapter", "")),
-        variant=str(block.get("variant", "")),
-        case_id=str(block.get("case_id", "")),
-        fcreplay_version=str(block.get("fcreplay_version", "")),
-        recorded_with=Fingerprint.from_json(block.get("recorded_with")),
+        str(get("target", "")),
+        str(get("adapter", "")),
+        str(get("variant", "")),
+        str(get("case_id", "")),
+        str(get("fcreplay_version", "")),
+        Fingerprint.from_json(get("recorded_with")),
     )
 
 
