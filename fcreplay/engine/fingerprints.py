@@ -99,9 +99,21 @@ def _plain(value: object) -> object:
     """What `dataclasses.asdict` makes of `value`, for hashing only: a dataclass as a dict
     of its fields, in order, each made so in turn; any other value as it is, not copied
     (canonical JSON reads the lists, tuples and dicts it holds, and writes them alike)."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
-    return value
+    kind = type(value)
+    names = _FIELD_NAMES.get(kind, _UNSEEN)
+    if names is _UNSEEN:
+        names = None
+        if is_dataclass(value) and not isinstance(value, type):
+            names = tuple(f.name for f in fields(value))
+        _FIELD_NAMES[kind] = names
+    if names is None:
+        return value
+    return {name: _plain(getattr(value, name)) for name in names}
+
+
+_UNSEEN: tuple[str, ...] = ()
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+"""Each type's field names (None: not a dataclass), looked up once per type."""
 
 
 def _hash(value: object) -> str:
