@@ -116,29 +116,23 @@ def converse(
             else:
                 # The turn is made with its answers (no second, replaced Turn).
                 executions = tuple([executor.execute(call) for call in decision.calls])
-        turns.append(
-            Turn(
-                request.body_sha256,
-                decision,
-                executions,
-                request_body=request.body,
-                latency_ms=sent.latency_ms,
-                retries=sent.retries,
-            )
-        )
+        # request_sha256, decision, executions, request_body, latency_ms, retries
+        ms, retries = sent.latency_ms, sent.retries
+        turns.append(Turn(request.body_sha256, decision, executions, request.body, ms, retries))
         if ended:
             break
         history = adapter.append_tool_result(
             history, decision, [execution.result for execution in executions]
         )
     return Conversation(
-        turns=tuple(turns),
-        ended_by=ended_by,
-        # Read after the exchanges: a replayed request inherits the recorded hash.
-        first_request_sha256=first.body_sha256 if first is not None else None,
-        model_reported=model_reported,
-        max_steps=max_steps,
-        step_limit=step_limit,
+        tuple(turns),
+        ended_by,
+        # first_request_sha256, read after the exchanges: a replayed request inherits the
+        # recorded hash.
+        first.body_sha256 if first is not None else None,
+        model_reported,
+        max_steps,
+        step_limit,
     )
 
 
