@@ -148,9 +148,7 @@ def build_request(
         body["top_p"] = settings.top_p
     if settings.stream:
         body["stream"] = True
-    return WireRequest(
-        method="POST", path=PATH, headers=dict(_HEADERS), body=body, stream=settings.stream
-    )
+    return WireRequest("POST", PATH, dict(_HEADERS), body, settings.stream)
 
 
 def _tool_param(tool: ToolSpec, strict: bool) -> dict[str, Any]:

@@ -87,15 +87,7 @@ def converse(
                 target.model, history, work.tools, work.later_settings()
             )
             request = with_target_options(request, target)
-        sent = _send(
-            player,
-            adapter,
-            request,
-            step=step,
-            max_retries=max_retries,
-            on_retry=on_retry,
-            target=target.name,
-        )
+        sent = _send(player, adapter, request, step, max_retries, on_retry, target.name)
         outcome = sent.outcome
         if not isinstance(outcome, Decision):
             ended_by = outcome
@@ -150,7 +142,6 @@ def _send(
     player: Player,
     adapter: ClientAdapter,
     request: WireRequest,
-    *,
     step: int,
     max_retries: int,
     on_retry: Callable[[str], None] | None,
