@@ -21,7 +21,7 @@ from fcreplay.finding import Finding
 from fcreplay.fingerprint import Fingerprint
 from fcreplay.inputs.suite import Suite
 from fcreplay.judge.expectations import judge_expectation
-from fcreplay.judge.history import check_history, history_finding, history_of
+from fcreplay.judge.history import check_history, history_finding
 from fcreplay.judge.repair import classify_arguments
 from fcreplay.record import (
     SCHEMA_VERSION,
@@ -176,7 +176,6 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
     judged = _Judged()
     expectation, then, contract = work.expectation, work.then, work.contract
     sequential = work.sequential
-    adapter = work.adapter
     phase: list[Decision] = []
     phase_open, then_checked, any_tool_error = True, False, False
     failed_calls: set[str] = set()
@@ -210,7 +209,7 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
                 add(step, more)
         if failed_calls and (more := _repeated_failures(decision, failed_calls)):
             add(step, more)
-        if more := _history_findings(work, adapter, turn.request_body, step):
+        if more := _history_findings(work, turn.request_body, step):
             add(step, more)
         if conversation.step_limit and step == last:
             limit = conversation.max_steps
@@ -249,9 +248,7 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
     return judged
 
 
-def _history_findings(
-    work: UnitWork, adapter: ClientAdapter, body: Any, step: int
-) -> list[Finding]:
+def _history_findings(work: UnitWork, body: Any, step: int) -> list[Finding]:
     """The history findings of a request body; the first request's once per unit (its
     attempts send the one request `conversation.converse` built, and nothing changes a
     body once built)."""
@@ -259,8 +256,11 @@ def _history_findings(
         known = work.first_history
         if known is not None and known[0] is body:
             return known[1]
-    history = history_of(adapter, body)
-    found = [] if history is None else [history_finding(p) for p in check_history(history)]
+    read = work.read_history
+    if read is None:
+        found: list[Finding] = []
+    else:
+        found = [history_finding(problem) for problem in check_history(read(body))]
     if step == 0:
         work.first_history = (body, found)
     return found

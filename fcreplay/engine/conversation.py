@@ -87,8 +87,9 @@ def converse(
                 target.model, history, work.tools, work.later_settings()
             )
             request = with_target_options(request, target)
-        sent = _send(player, adapter, request, step, max_retries, on_retry, target.name)
-        outcome = sent.outcome
+        outcome, ms, retries = _send(
+            player, adapter, request, step, max_retries, on_retry, target.name
+        )
         if not isinstance(outcome, Decision):
             ended_by = outcome
             break
@@ -109,7 +110,6 @@ def converse(
                 # The turn is made with its answers (no second, replaced Turn).
                 executions = tuple([executor.execute(call) for call in decision.calls])
         # request_sha256, decision, executions, request_body, latency_ms, retries
-        ms, retries = sent.latency_ms, sent.retries
         turns.append(Turn(request.body_sha256, decision, executions, request.body, ms, retries))
         if ended:
             break
@@ -128,14 +128,10 @@ def converse(
     )
 
 
-@quick
-@dataclass(frozen=True)
-class _Sent:
-    """The outcome of one turn's request, with what getting it took."""
-
-    outcome: Decision | ProviderError | Mismatch | Aborted
-    latency_ms: int | None
-    retries: int
+_Sent = tuple[Decision | ProviderError | Mismatch | Aborted, int | None, int]
+"""The outcome of one turn's request, with what getting it took: the provider's answer
+time summed over retries (None when unknown), and the retries (a plain tuple, made for
+every turn)."""
 
 
 def _send(
@@ -153,7 +149,7 @@ def _send(
     while True:
         answer = player.answer(request, step=step)
         if not isinstance(answer, WireResponse):
-            return _Sent(answer, latency if retries else None, retries)
+            return answer, latency if retries else None, retries
         latency = (
             None if latency is None or answer.latency_ms is None else latency + answer.latency_ms
         )
@@ -162,10 +158,10 @@ def _send(
         else:
             outcome = adapter.parse_decision(answer.status, answer.body)
         if not isinstance(outcome, ProviderError) or not outcome.retryable:
-            return _Sent(outcome, latency, retries)
+            return outcome, latency, retries
         delay = None if retries == max_retries else _retry_delay(outcome, answer, retries)
         if delay is None:
-            return _Sent(outcome, latency, retries)
+            return outcome, latency, retries
         if on_retry is not None:
             what = outcome.type if outcome.type == "incomplete_stream" else str(outcome.status)
             on_retry(f"{what} from {target}, retry {retries + 1}/{max_retries} in {delay:.1f} s")

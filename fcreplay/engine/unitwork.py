@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fcreplay.adapters.protocol import ClientAdapter
@@ -11,6 +12,7 @@ from fcreplay.neutral import HistoryItem, Message, RequestSettings, WireRequest
 
 if TYPE_CHECKING:
     from fcreplay.finding import Finding
+    from fcreplay.history import History
     from fcreplay.inputs.cases import Expectation
     from fcreplay.inputs.contract import Contract, ToolSpec
     from fcreplay.record import ExpectedOutline, SentSettings
@@ -36,6 +38,7 @@ class UnitWork:
         "max_steps",
         "opening",
         "outline",
+        "read_history",
         "sequential",
         "single_turn",
         "suite",
@@ -69,6 +72,9 @@ class UnitWork:
         self.outline: tuple[SentSettings, ExpectedOutline] | None = None
         """The settings and expectation outline every record of the unit holds."""
         self._later: RequestSettings | None = None
+        # What `judge.history.history_of` reads with, looked up once (None: the adapter
+        # cannot read its requests' history back).
+        self.read_history: Callable[[Any], History] | None = getattr(adapter, "read_history", None)
 
     def first_settings(self) -> RequestSettings:
         """The settings of a unit's first request (it may carry the case's tool choice)."""
