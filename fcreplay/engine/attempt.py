@@ -6,6 +6,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from sys import intern
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fcreplay.adapters.protocol import ClientAdapter
@@ -225,26 +226,30 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
     if phase_open and phase and (more := judge_expectation(_merged(phase), expectation, contract)):
         add(len(phase) - 1, more)
     judged.first = _merged(phase) if phase else None
-    judged.steps = [
-        StepRecord(
-            step,
-            turn.request_sha256,
-            # The record keeps what its run-log line holds: the raw body and the native
-            # assistant turn served the conversation, and would make every record
-            # several times larger (workers send records to the parent).
-            turn.decision.as_logged(
-                _shared(turn.decision.finish_reason), _shared(turn.decision.model)
-            ),
-            tuple([classify_arguments(call, contract) for call in turn.decision.calls])
-            if turn.decision.calls
-            else (),
-            tuple([execution.result for execution in turn.executions]) if turn.executions else (),
-            tuple(found[step]) if step in found else (),
-            turn.latency_ms,
-            turn.retries,
+    steps = judged.steps
+    for step, turn in enumerate(turns):
+        decision = turn.decision
+        finish_reason, model = decision.finish_reason, decision.model
+        calls, executions = decision.calls, turn.executions
+        steps.append(
+            StepRecord(
+                step,
+                turn.request_sha256,
+                # The record keeps what its run-log line holds: the raw body and the native
+                # assistant turn served the conversation, and would make every record
+                # several times larger (workers send records to the parent). Its texts
+                # are interned: most records repeat them.
+                decision.as_logged(
+                    None if finish_reason is None else intern(finish_reason),
+                    None if model is None else intern(model),
+                ),
+                tuple([classify_arguments(call, contract) for call in calls]) if calls else (),
+                tuple([execution.result for execution in executions]) if executions else (),
+                tuple(found[step]) if step in found else (),
+                turn.latency_ms,
+                turn.retries,
+            )
         )
-        for step, turn in enumerate(turns)
-    ]
     return judged
 
 

@@ -85,11 +85,16 @@ class UnitRun:
         recorded_with = None if on_disk is None else on_disk.recorded_with
         if recorded_with == fingerprint:
             recorded_with = fingerprint  # one object for both: records are many
-        finished = [
-            n
-            for n in range(1, repetitions + 1)
-            if (unit.target.name, unit.variant, unit.case.id, n) in self.done
-        ]
+        done = self.done
+        finished = (
+            [
+                n
+                for n in range(1, repetitions + 1)
+                if (unit.target.name, unit.variant, unit.case.id, n) in done
+            ]
+            if done  # a run resumed; a fresh one has done nothing yet
+            else []
+        )
         plan = self.source.open(unit, cassette, finished)
         work = UnitWork(self.suite, unit, adapter)
         complete = True
