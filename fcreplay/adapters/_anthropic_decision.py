@@ -143,16 +143,14 @@ def _decide(content: list[Any], finish_reason: str | None, model: Any, raw: Any)
     else:
         kind = "text"
     return Decision(
-        # By position, cheaper than keywords: kind, text, calls, finish_reason, stop,
-        # raw_response, assistant_turn, model.
-        kind,
-        "".join(texts) if texts else None,
-        calls,
-        finish_reason,
-        stop,
-        raw,
-        {"role": "assistant", "content": content},
-        model if isinstance(model, str) else None,
+        kind=kind,
+        text="".join(texts) if texts else None,
+        calls=calls,
+        finish_reason=finish_reason,
+        stop=stop,
+        raw_response=raw,
+        assistant_turn={"role": "assistant", "content": content},
+        model=model if isinstance(model, str) else None,
     )
 
 

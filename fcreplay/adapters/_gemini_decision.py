@@ -245,16 +245,14 @@ def _decide(
     if calls and stop == "end":
         stop = "tool_call"
     decision = Decision(
-        # By position, cheaper than keywords: kind, text, calls, finish_reason, stop,
-        # raw_response, assistant_turn, model.
-        _kind(calls, stop),
-        text or None,
-        calls,
-        finish,
-        stop,
-        raw,
-        jsoncopy.copied(turn),
-        model,
+        kind=_kind(calls, stop),
+        text=text or None,
+        calls=calls,
+        finish_reason=finish,
+        stop=stop,
+        raw_response=raw,
+        assistant_turn=jsoncopy.copied(turn),
+        model=model,
     )
     # Gemini streams have no end sentinel: a candidate without any finishReason is how
     # a turn that never ended shows, so neither its text nor its calls are final. A

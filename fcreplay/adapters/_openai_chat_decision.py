@@ -145,16 +145,14 @@ def _decide(message: dict[str, Any], finish: Any, model: Any, raw: Any) -> Decis
     elif stop == "content_filter" and text is None:
         kind = "refusal"
     return Decision(
-        # By position, cheaper than keywords: kind, text, calls, finish_reason, stop,
-        # raw_response, assistant_turn, model.
-        kind,
-        text,
-        calls,
-        finish_reason,
-        stop,
-        raw,
-        message,
-        model if isinstance(model, str) else None,
+        kind=kind,
+        text=text,
+        calls=calls,
+        finish_reason=finish_reason,
+        stop=stop,
+        raw_response=raw,
+        assistant_turn=message,
+        model=model if isinstance(model, str) else None,
     )
 
 

@@ -124,16 +124,14 @@ def decide(finish_reason: str | None, output: list[Any], model: str | None, raw:
     else:
         kind = "text"
     return Decision(
-        # By position, cheaper than keywords: kind, text, calls, finish_reason, stop,
-        # raw_response, assistant_turn, model.
-        kind,
-        text,
-        calls,
-        finish_reason,
-        stop,
-        raw,
-        list(output),
-        model,
+        kind=kind,
+        text=text,
+        calls=calls,
+        finish_reason=finish_reason,
+        stop=stop,
+        raw_response=raw,
+        assistant_turn=list(output),
+        model=model,
     )
 
 

@@ -148,7 +148,9 @@ def build_request(
         body["top_p"] = settings.top_p
     if settings.stream:
         body["stream"] = True
-    return WireRequest("POST", PATH, dict(_HEADERS), body, settings.stream)
+    return WireRequest(
+        method="POST", path=PATH, headers=dict(_HEADERS), body=body, stream=settings.stream
+    )
 
 
 def _tool_param(tool: ToolSpec, strict: bool) -> dict[str, Any]:

@@ -138,7 +138,7 @@ def build_request(
         body["generationConfig"] = generation
     model_id = model.removeprefix("models/")
     path = (_STREAM_PATH if settings.stream else _PATH).format(model=model_id)
-    return WireRequest("POST", path, dict(_JSON_HEADERS), body, settings.stream)
+    return WireRequest("POST", path, dict(_JSON_HEADERS), body, stream=settings.stream)
 
 
 _WRAPPED: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}

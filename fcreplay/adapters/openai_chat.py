@@ -116,7 +116,7 @@ def build_request(
     if settings.stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
-    return WireRequest("POST", _PATH, dict(JSON_HEADERS), body, settings.stream)
+    return WireRequest("POST", _PATH, dict(JSON_HEADERS), body, stream=settings.stream)
 
 
 def _declaration(tool: ToolSpec, strict: bool) -> dict[str, Any]:

@@ -116,7 +116,7 @@ def build_request(
     if settings.stream:
         body["stream"] = True
         headers["accept"] = "text/event-stream"
-    return WireRequest("POST", PATH, headers, body, settings.stream)
+    return WireRequest("POST", PATH, headers, body, stream=settings.stream)
 
 
 def _tool(spec: ToolSpec, strict: bool) -> dict[str, Any]:

@@ -25,7 +25,6 @@ from fcreplay.judge.expectations import judge_expectation
 from fcreplay.judge.history import check_history, history_finding
 from fcreplay.judge.repair import classify_arguments
 from fcreplay.record import (
-    SCHEMA_VERSION,
     AttemptError,
     AttemptRecord,
     ExpectedOutline,
@@ -79,38 +78,34 @@ def run_attempt(
     if work.outline is None:
         work.outline = _unit_outline(suite, unit, conversation.max_steps)
     sent, outline = work.outline
-    # In field order, not by keyword: matching 29 keywords to their parameters costs
-    # more than making the record (`tests/test_record.py` holds the order).
     return AttemptRecord(
-        run_id,
-        unit.target.name,  # target
-        adapter.NAME,  # adapter
-        unit.target.model,  # model
-        _shared(conversation.model_reported),  # model_reported
-        unit.variant,  # variant
-        unit.case.id,  # case_id
-        attempt,
-        round((clock() - started) * 1000),  # elapsed_ms
-        sent,  # request_settings
-        conversation.first_request_sha256,  # request_sha256
-        adapter.VERSION,  # adapter_version
-        suite.config.prompt_version,  # prompt_version
-        suite.contract.contract_hash,  # contract_hash
-        suite.cases_version,  # cases_version
-        __version__,  # fcreplay_version
-        outline,  # expect
-        verdict,
-        _one_signature(signature(judged.first)) if judged.first else None,  # signature
-        tuple(judged.steps),  # steps
-        tuple(judged.findings),  # findings
-        error,  # transport_error
-        SCHEMA_VERSION,  # schema_version
-        None,  # test
-        unit.case.tags,  # tags
-        fingerprint,
-        recorded_with,
-        cassette,
-        unit.case.messages,  # messages
+        run_id=run_id,
+        target=unit.target.name,
+        adapter=adapter.NAME,
+        model=unit.target.model,
+        model_reported=_shared(conversation.model_reported),
+        variant=unit.variant,
+        case_id=unit.case.id,
+        attempt=attempt,
+        elapsed_ms=round((clock() - started) * 1000),
+        request_settings=sent,
+        request_sha256=conversation.first_request_sha256,
+        adapter_version=adapter.VERSION,
+        prompt_version=suite.config.prompt_version,
+        contract_hash=suite.contract.contract_hash,
+        cases_version=suite.cases_version,
+        fcreplay_version=__version__,
+        expect=outline,
+        verdict=verdict,
+        signature=_one_signature(signature(judged.first)) if judged.first else None,
+        steps=tuple(judged.steps),
+        findings=tuple(judged.findings),
+        transport_error=error,
+        tags=unit.case.tags,
+        fingerprint=fingerprint,
+        recorded_with=recorded_with,
+        cassette=cassette,
+        messages=unit.case.messages,
     )
 
 
@@ -246,8 +241,8 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
                 tuple([classify_arguments(call, contract) for call in calls]) if calls else (),
                 tuple([execution.result for execution in executions]) if executions else (),
                 tuple(found[step]) if step in found else (),
-                turn.latency_ms,
-                turn.retries,
+                latency_ms=turn.latency_ms,
+                retries=turn.retries,
             )
         )
     return judged

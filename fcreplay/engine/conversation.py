@@ -88,7 +88,13 @@ def converse(
             )
             request = with_target_options(request, target)
         outcome, ms, retries = _send(
-            player, adapter, request, step, max_retries, on_retry, target.name
+            player,
+            adapter,
+            request,
+            step=step,
+            max_retries=max_retries,
+            on_retry=on_retry,
+            target=target.name,
         )
         if not isinstance(outcome, Decision):
             ended_by = outcome
@@ -109,22 +115,29 @@ def converse(
             else:
                 # The turn is made with its answers (no second, replaced Turn).
                 executions = tuple([executor.execute(call) for call in decision.calls])
-        # request_sha256, decision, executions, request_body, latency_ms, retries
-        turns.append(Turn(request.body_sha256, decision, executions, request.body, ms, retries))
+        turns.append(
+            Turn(
+                request.body_sha256,
+                decision,
+                executions,
+                request_body=request.body,
+                latency_ms=ms,
+                retries=retries,
+            )
+        )
         if ended:
             break
         history = adapter.append_tool_result(
             history, decision, [execution.result for execution in executions]
         )
     return Conversation(
-        tuple(turns),
-        ended_by,
-        # first_request_sha256, read after the exchanges: a replayed request inherits the
-        # recorded hash.
-        first.body_sha256 if first is not None else None,
-        model_reported,
-        max_steps,
-        step_limit,
+        turns=tuple(turns),
+        ended_by=ended_by,
+        # Read after the exchanges: a replayed request inherits the recorded hash.
+        first_request_sha256=first.body_sha256 if first is not None else None,
+        model_reported=model_reported,
+        max_steps=max_steps,
+        step_limit=step_limit,
     )
 
 
@@ -138,6 +151,7 @@ def _send(
     player: Player,
     adapter: ClientAdapter,
     request: WireRequest,
+    *,
     step: int,
     max_retries: int,
     on_retry: Callable[[str], None] | None,

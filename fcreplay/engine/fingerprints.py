@@ -28,14 +28,14 @@ def unit_fingerprint(suite: Suite, unit: Unit, adapter: ClientAdapter) -> Finger
     executor = suite.executor
     # Interned: every record carries its unit's fingerprint, and equal parts stay one
     # object in the records a worker sends (pickling keeps what is shared).
-    return Fingerprint(  # by position, in field order
-        intern(suite.contract.contract_hash[:SHORT]),  # contract
-        None if prompt is None else _prompt_hash(prompt),  # prompt
-        suite.config.prompt_version,  # prompt_version
-        _settings_hash(unit.target.model, turns, max_steps),  # settings
-        intern(f"{adapter.NAME} {adapter.VERSION}"),  # adapter
-        _case_hash(unit.case),  # case
-        None if executor is None else _rules_hash(executor),  # tool_results
+    return Fingerprint(
+        contract=intern(suite.contract.contract_hash[:SHORT]),
+        prompt=None if prompt is None else _prompt_hash(prompt),
+        prompt_version=suite.config.prompt_version,
+        settings=_settings_hash(unit.target.model, turns, max_steps),
+        adapter=intern(f"{adapter.NAME} {adapter.VERSION}"),
+        case=_case_hash(unit.case),
+        tool_results=None if executor is None else _rules_hash(executor),
     )
 
 
