@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -232,16 +231,21 @@ def _aside_entry(
     key: str, lines: Held, aside: SetAside, run_id: str, reps: int, digest: bytes, share: bytes
 ) -> NewEntry | None:
     """`_entry` of lines set aside (read when the pack is written)."""
-    at = lines[0][2] if lines else -1
-    if len(lines) != reps or at < 0 or any(line[2] != at for line in lines):
+    first, _, at = lines[0] if lines else (0, 0, -1)
+    if len(lines) != reps or at < 0:
         return None
-    start = lines[0][0]
-    if all(a[0] + a[1] == b[0] for a, b in pairwise(lines)):
-        piece: Piece = aside.piece(start, sum(n for _, n, _ in lines))
+    end, together, lengths = first, True, []
+    for start, length, where in lines:
+        if where != at:
+            return None
+        together = together and start == end  # each where the one before it ends
+        end = start + length
+        lengths.append(length)
+    if together:
+        piece: Piece = aside.piece(first, end - first)
     else:
         piece = b"".join(aside.read(s, n) for s, n, _ in lines)
-    lengths = tuple(n for _, n, _ in lines)
-    return NewEntry(key, piece, lengths, at + len(_MARKER), len(run_id), digest, share)
+    return NewEntry(key, piece, tuple(lengths), at + len(_MARKER), len(run_id), digest, share)
 
 
 def _from(lines: dict[tuple[str, str, str], Lines], run_id: str, reps: int) -> EntryOf:
