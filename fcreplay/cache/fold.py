@@ -163,7 +163,12 @@ def _golden(
     """One target's part of `diff_run`."""
     baseline = load_golden(golden_dir, target)
     entries: dict[EntryKey, GoldenEntry] = baseline.entries if baseline else {}
-    wanted = {key: entry for key, entry in entries.items() if in_scope(key, scope, target)}
+    whole = not (scope.shard or scope.case_ids or scope.variants)  # every entry in scope
+    wanted = (
+        entries
+        if whole
+        else {key: entry for key, entry in entries.items() if in_scope(key, scope, target)}
+    )
     diffs: list[EntryDiff] = []
     unchanged: list[tuple[str, str]] = []
     for key in sorted(set(seen) | set(wanted)):
