@@ -223,8 +223,10 @@ def signature(decision: Decision) -> Signature:
     Arguments that are not a JSON object enter as their raw text, so two
     different malformed calls never share a signature.
     """
-    calls = sorted((call.name, _canonical(_argument_value(call))) for call in decision.calls)
-    names = tuple(name for name, _ in calls)
+    if not decision.calls:
+        return (decision.kind, (), "[]")  # an answer without calls: nothing to sort
+    calls = sorted([(call.name, _canonical(_argument_value(call))) for call in decision.calls])
+    names = tuple([name for name, _ in calls])
     arguments = "[" + ",".join(args for _, args in calls) + "]"
     return (decision.kind, names, arguments)
 

@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
+import fcreplay.cache.packing as packing
+from fcreplay.cache.aside import SetAside
 from fcreplay.cache.pack import MAGIC, copied, read_bodies, read_pack, write_pack
+from fcreplay.cache.pieces import Aside, InBlock, after
 from fcreplay.cache.stats import StatIndex
 from fcreplay.check import run_check
 from fcreplay.cli import run
@@ -216,9 +219,15 @@ def test_folding_after_the_replay_prints_what_folding_during_it_does(
     assert masked(during[1]) == masked(after[1]) and logged(during[1]) == logged(after[1])
 
 
+@pytest.mark.parametrize("held", [None, 0])
 def test_packs_written_during_the_replay_are_those_written_after_it(
-    suite: Path, capsys: pytest.CaptureFixture[str]
+    suite: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    held: int | None,
 ) -> None:
+    if held is not None:  # the lines set aside go to files at once, as at 100k exchanges
+        monkeypatch.setattr(packing, "HELD_BYTES", held)
     (suite / "cassettes" / "hasty" / "reversed" / "lookup.json").unlink()
     during = check(suite, capsys, "--no-cache", "--jobs", "2")  # from the workers' lines
     written = _stored(suite)
@@ -227,6 +236,46 @@ def test_packs_written_during_the_replay_are_those_written_after_it(
     warm = check(suite, capsys, "--jobs", "2")
     assert replayed(warm[2]) == 0
     assert masked(warm[1]) == masked(during[1]) and logged(warm[1]) == logged(during[1])
+
+
+def test_lines_set_aside_are_found_where_they_were_put_held_or_in_a_file(
+    tmp_path: Path,
+) -> None:
+    aside = SetAside(tmp_path)
+    first, second = b"..line one|line two", b"line three|"
+    aside.add(first, 2, len(first))
+    aside.add(second, 0, len(second))
+    whole = (first[2:] + second).decode()
+    for spilled in (False, True):
+        if spilled:
+            aside.spill()
+            aside.flush()
+            assert aside.held == 0 and list(tmp_path.iterdir()) == []
+        else:
+            assert aside.held == len(whole)
+            assert isinstance(aside.piece(0, 9), InBlock)  # not copied
+        assert aside.read(0, 9) == b"line one|"
+        assert aside.read(9, 12) == b"line twoline"  # across two blocks' stretches
+        assert aside.read(0, aside.end).decode() == whole
+    aside.add(b"four", 0, 4)  # after the spill, straight to the file
+    aside.flush()
+    assert aside.read(0, aside.end).decode() == whole + "four"
+    aside.close()
+
+
+def test_pieces_that_lie_back_to_back_are_written_as_one(tmp_path: Path) -> None:
+    block, other = b"aaaabbbbcccc", b"dddd"
+    pieces = [InBlock(block, 0, 4), InBlock(block, 4, 4), InBlock(other, 0, 4)]
+    assert after(pieces[0], pieces[1]) == InBlock(block, 0, 8)
+    assert after(pieces[1], pieces[2]) is None  # another block
+    assert after(InBlock(block, 0, 4), InBlock(block, 8, 4)) is None  # a gap
+    with (tmp_path / "f").open("w+b") as handle:
+        handle.write(block)
+        handle.flush()
+        fd = handle.fileno()
+        assert after(Aside(fd, 0, 4), Aside(fd, 4, 4)) == Aside(fd, 0, 8)
+        assert after(Aside(fd, 0, 4), Aside(fd + 1, 4, 4)) is None
+        assert after(Aside(fd, 0, 4), InBlock(block, 4, 4)) is None
 
 
 def _stored(suite: Path) -> dict[str, Any]:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import math
+
 import pytest
 
+from fcreplay.cache import fold
 from fcreplay.cache.codec import ShapeError, spent_from, text, texts, whole
+from fcreplay.metrics import Tally
 from fcreplay.operation import AttemptCost
 
 
@@ -35,3 +40,24 @@ def test_costs_read_alike_by_either_path() -> None:
     for damaged in ([1, 30, 20, 10, None, 1, 0.25], [True, "30", 20, 10, None, 1, 0.25], row[:-1]):
         with pytest.raises((ShapeError, ValueError)):
             spent_from([1, 0, [damaged]])
+
+
+@pytest.mark.parametrize("figure", [0.1 + 0.2, 1e16, 5e-324, float("inf"), float("nan")])
+def test_a_folds_bytes_read_back_as_its_json_form(figure: float) -> None:
+    made = fold.TargetFold(
+        target="t",
+        tallies=((Tally("t", "v"), {"cost_p50": figure, "completed": 2, "cost_total": None}),),
+        shared={},
+        diffs=(),
+        unchanged=(("c", "v"),),
+        stale=(),
+        attempts=2,
+        unsafe=0,
+        problem_units=(),
+    )
+    back = json.loads(fold.fold_bytes(made))
+    expected = fold.fold_json(made)
+    if figure != figure:  # NaN is not equal to itself: written as NaN, not as null
+        assert math.isnan(back["tallies"][0][1].pop("cost_p50"))
+        expected["tallies"][0][1].pop("cost_p50")
+    assert back == expected

@@ -61,16 +61,19 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
     if not 200 <= status < 300:
         return read_error(status, events[0].data if events else None)
     stream = _StreamedTurn()
+    add = stream.add
     done = False
     for event in events:
         data = event.data
-        if isinstance(data, str) and data.strip() == "[DONE]":
+        if isinstance(data, dict):
+            if event.event == "error" or is_error(data):  # Groq `event: error`, OpenAI/vLLM
+                return read_error(status, data)
+            add(data)
+        elif isinstance(data, str) and data.strip() == "[DONE]":
             done = True
             break
-        if event.event == "error" or is_error(data):  # Groq `event: error`, OpenAI/vLLM data
+        elif event.event == "error":
             return read_error(status, data)
-        if isinstance(data, dict):
-            stream.add(data)
     decision = _decide(stream.message(), stream.finish_reason, stream.model, raw)
     # `[DONE]` ends a turn too: some routers never send a finish_reason.
     if done or stream.finish_reason is not None:
@@ -185,26 +188,33 @@ class _StreamedTurn:
     def add(self, chunk: Mapping[str, Any]) -> None:
         if self.model is None and isinstance(chunk.get("model"), str):
             self.model = chunk["model"]
-        for choice in as_list(chunk.get("choices")):  # [] in the usage chunk
+        choices = chunk.get("choices")  # [] in the usage chunk
+        if not isinstance(choices, list):
+            return
+        for choice in choices:
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
             delta = choice.get("delta")
-            if isinstance(delta, dict):
+            if delta and isinstance(delta, dict):  # the last chunk's is empty
                 self._delta(delta)
-            if isinstance(choice.get("finish_reason"), str):
-                self.finish_reason = choice["finish_reason"]
+            finish_reason = choice.get("finish_reason")
+            if isinstance(finish_reason, str):
+                self.finish_reason = finish_reason
 
     def _delta(self, delta: Mapping[str, Any]) -> None:
         for key in _STREAMED_TEXT:
             # A delta holds one or two of these keys: most lookups find nothing.
             if key in delta and isinstance(text := delta[key], str):
                 self.texts.setdefault(key, []).append(text)
-        for item in as_list(delta.get("tool_calls")):
-            if isinstance(item, dict):
-                self._tool_call(item)
-        if isinstance(delta.get("function_call"), dict):
+        tool_calls = delta.get("tool_calls")
+        if isinstance(tool_calls, list):
+            for item in tool_calls:
+                if isinstance(item, dict):
+                    self._tool_call(item)
+        function_call = delta.get("function_call")
+        if isinstance(function_call, dict):
             self.function_call = self.function_call or {}
-            _merge_function(self.function_call, delta["function_call"])
+            _merge_function(self.function_call, function_call)
 
     def _tool_call(self, item: Mapping[str, Any]) -> None:
         index = item.get("index")

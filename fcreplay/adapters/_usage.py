@@ -49,8 +49,11 @@ def openai_chat(block: Any) -> Usage | None:
 
 def openai_chat_stream(events: Sequence[StreamEvent]) -> Usage | None:
     """The usage chunk of a stream (sent when `stream_options.include_usage` asks)."""
-    blocks = [as_dict(e.data).get("usage") for e in events if isinstance(e.data, dict)]
-    return next((openai_chat(b) for b in reversed(blocks) if isinstance(b, dict)), None)
+    for event in reversed(events):  # the last chunk that has one
+        data = event.data
+        if isinstance(data, dict) and isinstance(block := data.get("usage"), dict):
+            return openai_chat(block)
+    return None
 
 
 def openai_responses(block: Any) -> Usage | None:
@@ -96,7 +99,9 @@ def anthropic_stream(events: Sequence[StreamEvent]) -> Usage | None:
     """message_start's usage, updated by each message_delta's (output counts are totals)."""
     merged: dict[str, Any] = {}
     for event in events:
-        data = as_dict(event.data)
+        data = event.data
+        if not isinstance(data, dict):
+            data = {}
         kind = data.get("type", event.event)
         if kind == "message_start":
             merged.update(as_dict(as_dict(data.get("message")).get("usage")))

@@ -112,18 +112,19 @@ class _Digests:
         p = self._planned[unit.label]
         data, p.digest = made
         p.digest_bytes = zlib.compress(data, 1)  # held until the run has ended
-        self._count(unit)
+        self._count(unit.target.name)
 
     def joined(
         self, made: list[tuple[Unit, tuple[bytes, Digest]]]
     ) -> tuple[list[bytes], list[tuple[str, fold.Part]]]:
         parts: list[tuple[str, fold.Part]] = []
+        alike: dict[Any, fold.Seen] = {}
         for unit, (_, digest) in made:
             name = unit.target.name
             if name in self._whole:
                 if not parts or parts[-1][1].target != name:
                     parts.append((unit.label, fold.Part(name)))
-                parts[-1][1].add((name, unit.variant, unit.case.id), digest)
+                parts[-1][1].add((name, unit.variant, unit.case.id), digest, alike)
         return [data for _, (data, _) in made], parts
 
     def take_joined(
@@ -132,14 +133,16 @@ class _Digests:
         datas, parts = joined
         for first, part in parts:
             self.parts.setdefault(part.target, []).append((self._position[first], part))
+        planned = self._planned
         for unit, data in zip(units, datas, strict=True):
-            self._planned[unit.label].digest_bytes = data
-            self._count(unit)
+            planned[unit.label].digest_bytes = data
+        # A chunk's units are consecutive in plan order, in which a target's are together.
+        for name, count in Counter(unit.target.name for unit in units).items():
+            self._count(name, count)
 
-    def _count(self, unit: Unit) -> None:
-        name = unit.target.name
-        self._left[name] -= 1
-        self._units_left -= 1
+    def _count(self, name: str, count: int = 1) -> None:
+        self._left[name] -= count
+        self._units_left -= count
         # The last target in is folded after the replay: the workers, idle by then, still
         # hold their memory until the pool ends, and a fold's own peak would add to theirs.
         if not self._left[name] and self._units_left:
@@ -251,7 +254,7 @@ def cached_check(
         made = fold.target_fold(name, parts, config.golden, scope)
         for p in members:
             p.digest = None  # one target's digests at a time, not the run's
-        pending[name] = zlib.compress(dumps(fold.fold_json(made)), 1)
+        pending[name] = zlib.compress(fold.fold_bytes(made), 1)
 
     def take_folds() -> None:
         nonlocal changed

@@ -10,6 +10,8 @@ each pair equal on the same runs.
 
 from __future__ import annotations
 
+import json
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ from fcreplay.operation import OperationTally
 from fcreplay.render.report import SHARED, report_of
 from fcreplay.runmarks import RunScope
 from fcreplay.stale import Staleness, StaleUnit, UnitKey, record_commands
+from fcreplay.strictjson import exact_json
 from fcreplay.structdiff import Difference
 
 
@@ -72,8 +75,10 @@ class Part:
     unsafe: int = 0
     problem_units: list[str] = field(default_factory=list)
 
-    def add(self, unit: UnitKey, digest: Digest) -> None:
-        """Add the next unit's digest."""
+    def add(self, unit: UnitKey, digest: Digest, alike: dict[Any, Seen] | None = None) -> None:
+        """Add the next unit's digest; `alike`: what the golden diff needs of the units
+        added so far, one per distinct value, shared with this one where it is the same
+        (a part crosses from its worker pickled, an object shared pickled once)."""
         _, variant, case_id = unit
         known = self.tallies.get(variant)
         if known is None:
@@ -82,7 +87,10 @@ class Part:
         known[1].merge(digest.spent)
         for name in SHARED:
             self.shared[name].update(digest.shared[name])
-        self.seen[(case_id, variant)] = (digest.entry, digest.causes, digest.evidence)
+        seen: Seen = (digest.entry, digest.causes, digest.evidence)
+        if alike is not None and not digest.evidence:
+            seen = alike.setdefault((_entry_key(digest.entry), digest.causes), seen)
+        self.seen[(case_id, variant)] = seen
         if digest.stale is not None:
             self.stale.append((digest.stale, digest.described))
         self.attempts += digest.attempts
@@ -109,6 +117,15 @@ class Part:
 
 Seen = tuple[GoldenEntry, tuple[str, ...], Mapping[str, Evidence]]
 """What the golden diff needs of a unit: its entry, why it is stale, its evidence."""
+
+
+def _entry_key(entry: GoldenEntry) -> tuple[Any, ...]:
+    """A golden entry as a hashable value (equal for equal entries, provenance too)."""
+    signatures = tuple(
+        (None if (s := c.signature) is None else (s[0], tuple(s[1]), s[2]), c.count)
+        for c in entry.signatures
+    )
+    return (entry.verdict, entry.verdicts, signatures, entry.findings, entry.provenance)
 
 
 def part_of(target: str, units: Iterable[tuple[UnitKey, Digest]]) -> Part:
@@ -146,7 +163,12 @@ def _golden(
     """One target's part of `diff_run`."""
     baseline = load_golden(golden_dir, target)
     entries: dict[EntryKey, GoldenEntry] = baseline.entries if baseline else {}
-    wanted = {key: entry for key, entry in entries.items() if in_scope(key, scope, target)}
+    whole = not (scope.shard or scope.case_ids or scope.variants)  # every entry in scope
+    wanted = (
+        entries
+        if whole
+        else {key: entry for key, entry in entries.items() if in_scope(key, scope, target)}
+    )
     diffs: list[EntryDiff] = []
     unchanged: list[tuple[str, str]] = []
     for key in sorted(set(seen) | set(wanted)):
@@ -220,6 +242,24 @@ def fold_json(fold: TargetFold) -> dict[str, Any]:
         "unsafe": fold.unsafe,
         "problem_units": list(fold.problem_units),
     }
+
+
+def fold_bytes(fold: TargetFold) -> bytes:
+    """`fold_json` as compact JSON bytes: by orjson where it writes the same values (it
+    writes a non-finite number as null; numbers are only in the figures and the diffs)."""
+    data = fold_json(fold)
+    if not fold.diffs and all(
+        type(value) is not float or math.isfinite(value)
+        for _, figures in fold.tallies
+        for value in figures.values()
+    ):
+        fast = exact_json(data)
+        if fast is not None:
+            return fast
+    return _COMPACT.encode(data).encode()
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def fold_from(data: Any) -> TargetFold:

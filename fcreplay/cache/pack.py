@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from fcreplay.cache.files import write_pieces_atomically
+from fcreplay.cache.pieces import READ_BYTES, Piece, after, as_bytes, size_of
+from fcreplay.strictjson import exact_json
 from fcreplay.version import __version__
 
 MAGIC = b"fcreplay-check-cache\n"
@@ -36,9 +38,6 @@ Line = tuple[int, int, int, int]
 """A line in the blob: start, length, where its run id starts in it, the id's length."""
 Span = tuple[int, int]
 """Bytes in the blob: start, length."""
-
-READ_BYTES = 1 << 20
-"""The most of a cache or log file read at once while checking or counting it."""
 
 
 class _Blob:
@@ -93,6 +92,8 @@ class Pack:
     bodies_span: Span = (0, 0)
     body_hashes: frozenset[str] = frozenset()
     """The fingerprint hashes `bodies` holds (without reading it)."""
+    bodies_crc: int = 0
+    """The CRC-32 of the bodies' bytes, as the file's header has it (checked when read)."""
     unread: Path | None = None
     """The file, when it was left unread since every unit of its target is replayed now
     (its request bodies are read when the next pack is written: `read_bodies`)."""
@@ -161,16 +162,25 @@ def read_pack(path: Path, skip: Collection[str] = ()) -> Pack:
         return Pack()  # damaged, or another fcreplay's: start over
 
 
-def read_bodies(path: Path) -> tuple[bytes, frozenset[str]] | None:
-    """The request bodies of the pack at `path` as it holds them (JSON bytes, and their
-    fingerprint hashes), its entries left unread; None when there is none or it fails a check."""
+Bodies = tuple[bytes, frozenset[str], int]
+"""Request bodies as a pack holds them: JSON bytes, their fingerprint hashes, their CRC-32."""
+
+
+def read_bodies(path: Path) -> Bodies | None:
+    """The request bodies of the pack at `path` as it holds them, its entries left unread;
+    None when there is none or it fails a check."""
     pack = read_pack(path, _EVERY)
     if pack.source is None:
         return None
     try:
-        return pack.raw(pack.bodies_span), pack.body_hashes
+        return kept_bodies(pack)
     except (OSError, ValueError):
         return None
+
+
+def kept_bodies(pack: Pack) -> Bodies:
+    """The request bodies of `pack` as it holds them (read from its file)."""
+    return pack.raw(pack.bodies_span), pack.body_hashes, pack.bodies_crc
 
 
 class _Every:
@@ -234,7 +244,8 @@ def _parse(descriptor: int, skip: Collection[str]) -> Pack:
     if not (isinstance(hashes, list) and all(isinstance(h, str) for h in hashes)):
         raise ValueError("damaged")
     # Made last: from here on the descriptor is the blob's to close.
-    return Pack(entries, _Blob(descriptor, base, rest), bodies, frozenset(hashes))
+    crc = header["parts"][1]
+    return Pack(entries, _Blob(descriptor, base, rest), bodies, frozenset(hashes), crc)
 
 
 def _crc(stream: BinaryIO, start: int, length: int) -> int:
@@ -255,28 +266,6 @@ def _span(value: Any, blob: int) -> Span:
     if not (type(start) is int and type(length) is int and 0 <= start <= start + length <= blob):
         raise ValueError("damaged")
     return start, length
-
-
-@dataclass(frozen=True)
-class Aside:
-    """Bytes written to a file of their own (`descriptor`), read only as the pack is written."""
-
-    descriptor: int
-    start: int
-    length: int
-
-    def read(self) -> bytes:
-        """The bytes (OSError: not all there)."""
-        data = os.pread(self.descriptor, self.length, self.start)
-        while len(data) < self.length:
-            more = os.pread(self.descriptor, self.length - len(data), self.start + len(data))
-            if not more:
-                raise OSError(f"{self.length - len(data)} bytes set aside are missing")
-            data += more
-        return data
-
-
-Piece = bytes | memoryview | Aside
 
 
 @dataclass(frozen=True)
@@ -305,45 +294,50 @@ def write_pack(
     entries: Mapping[str, NewEntry],
     bodies: Mapping[str, Any],
     *,
-    kept: tuple[bytes, frozenset[str]] | None = None,
+    kept: Bodies | None = None,
 ) -> None:
     """Write the pack (atomically: a reader sees the old file or the new); `kept`: the
-    bodies as the old pack holds them (JSON bytes and hashes), written as they are."""
-    pieces: list[Piece] = []
+    bodies as the old pack holds them, written as they are."""
+    lines: list[Piece] = []
+    starts: list[int] = []
     offset = crc = 0
-
-    def put(data: Piece) -> list[int]:
-        nonlocal offset, crc
-        pieces.append(data)
-        # Lines set aside are read twice (here, and as written) rather than held.
-        crc = zlib.crc32(data.read() if isinstance(data, Aside) else data, crc)
-        size = data.length if isinstance(data, Aside) else len(data)
-        offset += size
-        return [offset - size, size]
-
-    starts = {label: put(entry.lines)[0] for label, entry in entries.items()}
-    units = {
-        label: [
+    for entry in entries.values():
+        piece = entry.lines
+        starts.append(offset)
+        offset += size_of(piece)
+        joined = after(lines[-1], piece) if lines else None
+        if joined is None:
+            lines.append(piece)
+        else:
+            lines[-1] = joined
+    for piece in lines:
+        # Lines set aside in a file are read twice (here, and as written) rather than held.
+        crc = zlib.crc32(as_bytes(piece), crc)
+    small: list[bytes] = []
+    units = {}
+    for (label, entry), start in zip(entries.items(), starts, strict=True):
+        digest, share = entry.digest, entry.share
+        crc = zlib.crc32(share, zlib.crc32(digest, crc))
+        small += (digest, share)
+        shared = offset + len(digest)
+        units[label] = [
             entry.key,
-            starts[label],
+            start,
             list(entry.lengths),
             entry.at,
             entry.size,
-            put(entry.digest),
-            put(entry.share),
+            [offset, len(digest)],
+            [shared, len(share)],
         ]
-        for label, entry in entries.items()
-    }
-    lines_crc, crc = crc, 0
+        offset = shared + len(share)
+    lines_crc = crc
     if kept is not None:
-        where, hashes = put(kept[0]), sorted(kept[1])
+        data, hashes, crc = kept[0], sorted(kept[1]), kept[2]
     else:
-        where, hashes = (
-            put(json.dumps(dict(bodies), separators=(",", ":")).encode()),
-            sorted(bodies),
-        )
-    document = {"units": units, "bodies": where, "body_hashes": hashes}
-    index = json.dumps(document, separators=(",", ":")).encode()
+        data, hashes = json.dumps(dict(bodies), separators=(",", ":")).encode(), sorted(bodies)
+        crc = zlib.crc32(data)
+    document = {"units": units, "bodies": [offset, len(data)], "body_hashes": hashes}
+    index = exact_json(document) or json.dumps(document, separators=(",", ":")).encode()
     header = {
         "format": FORMAT,
         "fcreplay": __version__,
@@ -351,10 +345,16 @@ def write_pack(
         "crc": zlib.crc32(index),
         "parts": [lines_crc, crc],
     }
-    # Not joined: a large suite's pieces add up to much.
     head = [MAGIC + json.dumps(header).encode() + b"\n", index]
-    write_pieces_atomically(path, chain(head, (_read(piece) for piece in pieces)))
+    # Not joined: a large suite's pieces add up to much (the digests and shares are
+    # joined a batch at a time, as they are written).
+    write_pieces_atomically(path, chain(head, map(as_bytes, lines), _batches(small), [data]))
 
 
-def _read(piece: Piece) -> bytes | memoryview:
-    return piece.read() if isinstance(piece, Aside) else piece
+def _batches(small: list[bytes]) -> Iterator[bytes]:
+    for first in range(0, len(small), _BATCH):
+        yield b"".join(small[first : first + _BATCH])
+
+
+_BATCH = 512
+"""The most digests and shares joined into one write."""

@@ -1,36 +1,29 @@
 """Writing check's cache: the pack of each target that had a unit replayed, once it is in.
 
 With worker processes the parent gets each chunk's run-log lines as one block (the
-runner's `logged`); a target's lines are set aside in a file of its own without a name
-(the page cache holds them, not the parent: at 100k a target's lines are 19 MiB) until
-every replayed unit of the target is in, and the target's pack is written then, read
-back from that file, while the workers replay the rest. It is written at the next
+runner's `logged`); a target's lines are set aside until every replayed unit of the
+target is in, and the target's pack is written then, while the workers replay the rest.
+Set aside, they stay where the blocks hold them while the targets in progress have few
+(`HELD_BYTES`, at 10k exchanges always: nothing is copied until the pack is written),
+else in a file of their own without a name (the page cache holds them, not the parent:
+at 100k a target's lines are 19 MiB), read back from it. A pack is written at the next
 block, since a chunk's digests and shares come in after its lines. What is left is
 written after the replay: from the lines set aside, or from the finished log when there
-were none (one process). Only the targets in progress have a file: the workers replay
-in plan order, in which a target's units are together.
+were none (one process). Only the targets in progress have lines set aside: the workers
+replay in plan order, in which a target's units are together.
 """
 
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable, Sequence
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from fcreplay.atomic import sweep
-from fcreplay.cache.pack import (
-    READ_BYTES,
-    Aside,
-    NewEntry,
-    Pack,
-    Piece,
-    copied,
-    read_bodies,
-    write_pack,
-)
+from fcreplay.cache.aside import HELD_BYTES, SetAside
+from fcreplay.cache.pack import NewEntry, Pack, copied, kept_bodies, read_bodies, write_pack
+from fcreplay.cache.pieces import READ_BYTES, Piece
 from fcreplay.cache.planned import Planned, pack_path
 from fcreplay.cache.shares import Share, UnitShares
 from fcreplay.engine.runner import RunResult
@@ -71,8 +64,8 @@ class PackWriter:
         self._left = {name: count for name, count in left.items() if count}
         """Per target with a unit replayed, the lines still to come."""
         self._held: dict[tuple[str, str, str], Held] = {}
-        self._aside: dict[str, _Aside] = {}
-        """Per target in progress, its lines as they came (in a file, not in memory)."""
+        self._aside: dict[str, SetAside] = {}
+        """Per target in progress, its lines as they came."""
         self._ready: list[str] = []
         self._written: set[str] = set()
         self._prepared = False
@@ -104,7 +97,7 @@ class PackWriter:
                 aside = self._aside.get(name)
                 if aside is None:
                     self.prepare()
-                    aside = self._aside[name] = _Aside(self._folder)
+                    aside = self._aside[name] = SetAside(self._folder)
                 if stretch is None or stretch[0] != name or stretch[2] != offset:
                     if stretch is not None:
                         self._aside[stretch[0]].add(data, stretch[1], stretch[2])
@@ -124,6 +117,9 @@ class PackWriter:
             offset += size
         if stretch is not None:
             self._aside[stretch[0]].add(data, stretch[1], stretch[2])
+        if sum(aside.held for aside in self._aside.values()) > HELD_BYTES:
+            for aside in self._aside.values():
+                aside.spill()
 
     def replayed(self, run_id: str) -> None:
         """Write the packs of the targets that are in, once the replay has ended (so that
@@ -174,9 +170,9 @@ class PackWriter:
                     aside.close()
             self._on_written(name)
 
-    def _held_entry(self, aside: _Aside | None, run_id: str) -> EntryOf:
+    def _held_entry(self, aside: SetAside | None, run_id: str) -> EntryOf:
         if aside is not None:
-            aside.flush()
+            aside.flush()  # read back where it went to its file
 
         def entry_of(p: Planned, digest: bytes) -> NewEntry | None:
             lines = self._held.pop(p.ids, None)
@@ -231,43 +227,25 @@ class PackWriter:
         self._written.add(name)
 
 
-class _Aside:
-    """One target's replayed lines, in a file without a name in the cache folder, until
-    its pack is written: the page cache holds them, not the parent's heap."""
-
-    def __init__(self, folder: Path) -> None:
-        # Closed when the pack is written (`close`), not at the end of a block.
-        self._file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115
-        self.end = 0
-
-    def add(self, data: bytes, start: int, end: int) -> None:
-        self._file.write(memoryview(data)[start:end])
-        self.end += end - start
-
-    def flush(self) -> None:
-        self._file.flush()
-
-    def piece(self, start: int, length: int) -> Aside:
-        return Aside(self._file.fileno(), start, length)
-
-    def close(self) -> None:
-        self._file.close()
-
-
 def _aside_entry(
-    key: str, lines: Held, aside: _Aside, run_id: str, reps: int, digest: bytes, share: bytes
+    key: str, lines: Held, aside: SetAside, run_id: str, reps: int, digest: bytes, share: bytes
 ) -> NewEntry | None:
     """`_entry` of lines set aside (read when the pack is written)."""
-    at = lines[0][2] if lines else -1
-    if len(lines) != reps or at < 0 or any(line[2] != at for line in lines):
+    first, _, at = lines[0] if lines else (0, 0, -1)
+    if len(lines) != reps or at < 0:
         return None
-    start = lines[0][0]
-    if all(a[0] + a[1] == b[0] for a, b in pairwise(lines)):
-        piece: Piece = aside.piece(start, sum(n for _, n, _ in lines))
+    end, together, lengths = first, True, []
+    for start, length, where in lines:
+        if where != at:
+            return None
+        together = together and start == end  # each where the one before it ends
+        end = start + length
+        lengths.append(length)
+    if together:
+        piece: Piece = aside.piece(first, end - first)
     else:
-        piece = b"".join(aside.piece(s, n).read() for s, n, _ in lines)
-    lengths = tuple(n for _, n, _ in lines)
-    return NewEntry(key, piece, lengths, at + len(_MARKER), len(run_id), digest, share)
+        piece = b"".join(aside.read(s, n) for s, n, _ in lines)
+    return NewEntry(key, piece, tuple(lengths), at + len(_MARKER), len(run_id), digest, share)
 
 
 def _from(lines: dict[tuple[str, str, str], Lines], run_id: str, reps: int) -> EntryOf:
@@ -341,7 +319,7 @@ def _write_pack(
     if pack.unread is not None:
         kept = read_bodies(pack.unread)
     elif wanted <= pack.body_hashes:
-        kept = (pack.raw(pack.bodies_span), pack.body_hashes)
+        kept = kept_bodies(pack)
     if kept is not None and wanted <= kept[1]:
         # No request of a new kind: the bodies are written as they were read.
         write_pack(path, entries, {}, kept=kept)

@@ -30,7 +30,7 @@ from fcreplay.inputs.suite import Suite
 from fcreplay.record import AttemptRecord
 from fcreplay.runmarks import RunScope
 from fcreplay.schemadiff.differ import SchemaDiffer, SchemaDiffResult
-from fcreplay.schemadiff.result import Collected, ReadBack
+from fcreplay.schemadiff.result import Collected, ReadBack, SeenRequests
 from fcreplay.schemadiff.tool_settings import StepSettings
 
 DAMAGED = (ShapeError, KeyError, TypeError, ValueError, IndexError, AttributeError)
@@ -153,14 +153,39 @@ class SchemaShares:
             if any(p.entry is not None or p.share is None for p in members):
                 self._waiting = None  # the rest is taken after the replay
                 return
-            bodies = self._shares.bodies  # every request a replayed unit's share refers to
-            for p in members:
-                assert p.share is not None
-                collected = p.share.collected(p.path, bodies)
-                self.differ.absorb(collected)
-                self._read_back(collected)
+            collected = self._together(members)
+            self.differ.absorb(collected)
+            self._read_back(collected)
             self.taken.add(name)
             self._waiting = next(self._next, None)
+
+    def _together(self, members: list[Planned]) -> Collected:
+        """The shares of a target's units as one, which the differ takes as it would take
+        each in turn: each request first met in a unit counted there with the later ones'
+        counts (by the identity of its settings: equal ones the differ adds up itself)."""
+        bodies = self._shares.bodies  # every request a replayed unit's share refers to
+        first: dict[tuple[int, str], list[Any]] = {}
+        requests = cassettes = 0
+        missing: list[str] = []
+        skipped: list[str] = []
+        for p in members:
+            share = p.share
+            assert share is not None
+            for expected, hashed, count in share.seen:
+                known = first.get((id(expected), hashed))
+                if known is None:
+                    first[(id(expected), hashed)] = [expected, hashed, p.path, count]
+                else:
+                    known[3] += count
+            requests += share.requests
+            cassettes += share.cassettes
+            missing += share.missing
+            skipped += share.skipped
+        seen = tuple(
+            SeenRequests(expected, bytes.fromhex(hashed), *bodies[hashed], path, count)
+            for expected, hashed, path, count in first.values()
+        )
+        return Collected(seen, requests, cassettes, tuple(missing), tuple(skipped))
 
     def _read_back(self, collected: Collected) -> None:
         for item in collected.seen:

@@ -58,7 +58,7 @@ class UnitShares:
         self.bodies: dict[str, tuple[Any, str]] = {}
         """Fingerprint hash -> the first request of that fingerprint."""
         self._settings: dict[StepSettings, StepSettings] = {}
-        self._encoded: dict[Share, bytes] = {}
+        self._encoded: dict[tuple[Any, ...], tuple[bytes, Share]] = {}
         self._named: dict[bytes, str] = {}
         """Fingerprint -> its hash, for those whose body `bodies` holds."""
         self._sent: dict[str, _ShareFields] | None = None
@@ -66,11 +66,20 @@ class UnitShares:
 
     def encoded(self, share: Share) -> bytes:
         """`share_json(share)` as compact JSON bytes; equal shares (units whose requests
-        the differ counts alike: most, in a large suite) are encoded once."""
-        found = self._encoded.get(share)
+        the differ counts alike: most, in a large suite) are encoded once. Told apart
+        by their settings' identity (`merge` keeps one object per value), not hashed
+        (a dataclass hashes in Python); the share is kept, so no identity is reused."""
+        key = (
+            tuple([(id(e), hashed, count) for e, hashed, count in share.seen]),
+            share.requests,
+            share.cassettes,
+            share.missing,
+            share.skipped,
+        )
+        found = self._encoded.get(key)
         if found is None:
-            found = self._encoded[share] = _JSON.encode(share_json(share)).encode()
-        return found
+            found = self._encoded[key] = (_JSON.encode(share_json(share)).encode(), share)
+        return found[0]
 
     def add(self, cassette: Cassette, unit: Unit) -> None:
         assert self._differ is not None  # only a worker's own, unpickled copies lack it

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from dataclasses import replace
+from sys import intern
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.canonical import canonical_json
@@ -16,11 +17,12 @@ from fcreplay.engine.drift import drift_summary, labelled_changes
 from fcreplay.engine.plan import Unit, unit_settings
 from fcreplay.engine.players import Mismatch, Player
 from fcreplay.engine.sources import record_hint
+from fcreplay.engine.unitwork import UnitWork
 from fcreplay.finding import Finding
 from fcreplay.fingerprint import Fingerprint
 from fcreplay.inputs.suite import Suite
 from fcreplay.judge.expectations import judge_expectation
-from fcreplay.judge.history import check_history, history_finding, history_of
+from fcreplay.judge.history import check_history, history_finding
 from fcreplay.judge.repair import classify_arguments
 from fcreplay.record import (
     AttemptError,
@@ -32,6 +34,9 @@ from fcreplay.record import (
 )
 from fcreplay.structdiff import Difference
 from fcreplay.version import __version__
+
+if TYPE_CHECKING:
+    from fcreplay.inputs.cases import Expectation
 
 _T = TypeVar("_T")
 
@@ -50,13 +55,17 @@ def run_attempt(
     recorded_with: Fingerprint | None = None,
     cassette: str | None = None,
     on_retry: Callable[[str], None] | None = None,
+    work: UnitWork | None = None,
 ) -> AttemptRecord:
-    """Run one attempt of a unit and return its run-log record (never raises for findings)."""
+    """Run one attempt of a unit and return its run-log record (never raises for findings).
+
+    `work`: what the unit's attempts share (`UnitWork`), made once by the caller for all
+    of them; made here when not given."""
     started = clock()
-    conversation = converse(
-        suite, unit, player, adapter=adapter, max_retries=max_retries, on_retry=on_retry
-    )
-    judged = _judge(suite, unit, conversation, adapter)
+    if work is None:
+        work = UnitWork(suite, unit, adapter)
+    conversation = converse(work, player, max_retries=max_retries, on_retry=on_retry)
+    judged = _judge(work, conversation)
     error: AttemptError | None = None
     ended_by = conversation.ended_by
     if isinstance(ended_by, Mismatch):
@@ -66,7 +75,9 @@ def run_attempt(
     else:
         error = ended_by
     verdict: Verdict = "error" if error else ("fail" if judged.findings else "pass")
-    sent, outline = _unit_outline(suite, unit, conversation.max_steps)
+    if work.outline is None:
+        work.outline = _unit_outline(suite, unit, conversation.max_steps)
+    sent, outline = work.outline
     return AttemptRecord(
         run_id=run_id,
         target=unit.target.name,
@@ -98,19 +109,11 @@ def run_attempt(
     )
 
 
-_OUTLINED: list[tuple[Suite, Unit, int, SentSettings, ExpectedOutline]] = []
-"""The latest unit's settings and outline as records hold them (its attempts come in a row)."""
-
-
 _SENT: dict[tuple[int, int], tuple[object, SentSettings]] = {}
 _OUTLINES: dict[int, tuple[object, ExpectedOutline]] = {}
 
 
 def _unit_outline(suite: Suite, unit: Unit, max_steps: int) -> tuple[SentSettings, ExpectedOutline]:
-    if _OUTLINED:
-        known = _OUTLINED[0]
-        if known[0] is suite and known[1] is unit and known[2] == max_steps:
-            return known[3], known[4]
     settings = unit_settings(suite, unit, 0)
     expected = unit.expectation
     # By the objects they are made from (held, so the ids are not reused): many units
@@ -141,107 +144,125 @@ def _unit_outline(suite: Suite, unit: Unit, max_steps: int) -> tuple[SentSetting
     for made in (_SENT, _OUTLINES):
         if len(made) >= 4096:
             made.clear()
-    _OUTLINED[:] = [(suite, unit, max_steps, sent, outline)]
     return sent, outline
 
 
-@dataclass
 class _Judged:
     """The turns of an attempt as recorded, with the findings of each."""
 
-    steps: list[StepRecord] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    first: Decision | None = None
-    """The first phase's decision, merged: what the case's expectation was checked on."""
+    __slots__ = ("findings", "first", "steps")
 
-    def add(self, step: int, found: list[Finding]) -> None:
-        if not found:
-            return
-        record = self.steps[step]
-        self.steps[step] = replace(record, findings=record.findings + tuple(found))
-        self.findings += [replace(finding, step=step) for finding in found]
+    def __init__(self) -> None:
+        self.steps: list[StepRecord] = []
+        self.findings: list[Finding] = []
+        self.first: Decision | None = None
+        """The first phase's decision, merged: what the case's expectation was checked on."""
 
 
-def _judge(suite: Suite, unit: Unit, conversation: Conversation, adapter: ClientAdapter) -> _Judged:
+def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
     """Judge each turn as it came: the first phase against the case's expectation, the
     answer after tool results against `then`, and the tool-loop rules on every turn
     (repeated failed calls, the step limit, and the history each request sent).
 
     The first phase is the first turn, plus the following one-call turns when the
     suite asks for calls one per turn: they are judged together, as one decision.
+    Each turn's record is made once, with its findings, after every turn is judged
+    (a cut-short phase adds to the turn before).
     """
     judged = _Judged()
-    expectation, then = unit.expectation, unit.case.then
-    # A call to a contract tool this case does not declare is an unknown tool here.
-    contract = suite.contract.restricted(unit.case.tools)
-    sequential = suite.config.parallel_tool_calls is False and len(expectation.calls) > 1
+    expectation, then, contract = work.expectation, work.then, work.contract
+    sequential = work.sequential
     phase: list[Decision] = []
     phase_open, then_checked, any_tool_error = True, False, False
     failed_calls: set[str] = set()
     """Canonical (name, arguments) of calls whose tool failed for good, so far."""
-    last = len(conversation.turns) - 1
-    for step, turn in enumerate(conversation.turns):
+    turns = conversation.turns
+    found: dict[int, list[Finding]] = {}
+    """The findings of each turn that has any, in the order found."""
+    findings = judged.findings
+
+    def add(step: int, more: list[Finding]) -> None:
+        found.setdefault(step, []).extend(more)
+        findings.extend([replace(finding, step=step) for finding in more])
+
+    last = len(turns) - 1
+    for step, turn in enumerate(turns):
         decision = turn.decision
-        judged.steps.append(
+        if phase_open and (step == 0 or decision.calls):
+            phase.append(decision)
+            if not (sequential and decision.calls and not _phase_complete(phase, expectation)):
+                phase_open = False
+                if more := judge_expectation(_merged(phase), expectation, contract):
+                    add(step, more)
+        elif phase_open:
+            # An answer cut a one-call-per-turn phase short: judge the calls made so far.
+            phase_open = False
+            if more := judge_expectation(_merged(phase), expectation, contract):
+                add(step - 1, more)
+        if step > 0 and not decision.calls and then is not None and not then_checked:
+            then_checked = True
+            if more := judge_expectation(decision, then, contract, after_error=any_tool_error):
+                add(step, more)
+        if failed_calls and (more := _repeated_failures(decision, failed_calls)):
+            add(step, more)
+        if more := _history_findings(work, turn.request_body, step):
+            add(step, more)
+        if conversation.step_limit and step == last:
+            limit = conversation.max_steps
+            message = f"still calling tools after {limit} turns (max_steps)"
+            add(step, [Finding("step_limit", "/calls", limit, step + 1, message)])
+        if turn.executions:
+            for call, execution in zip(decision.calls, turn.executions, strict=True):
+                if execution.failure is not None:
+                    any_tool_error = True
+                    if not execution.failure.retryable:
+                        failed_calls.add(_call_key(call.name, call.arguments))
+    # The attempt ended inside the first phase (step limit or error): judge what came.
+    if phase_open and phase and (more := judge_expectation(_merged(phase), expectation, contract)):
+        add(len(phase) - 1, more)
+    judged.first = _merged(phase) if phase else None
+    steps = judged.steps
+    for step, turn in enumerate(turns):
+        decision = turn.decision
+        finish_reason, model = decision.finish_reason, decision.model
+        calls, executions = decision.calls, turn.executions
+        steps.append(
             StepRecord(
                 step,
                 turn.request_sha256,
-                # The record keeps what its run-log line holds: the raw body and the
-                # native assistant turn served the conversation, and would make every
-                # record several times larger (workers send records to the parent).
-                decision.as_logged(_shared(decision.finish_reason), _shared(decision.model)),
-                tuple(classify_arguments(call, contract) for call in decision.calls),
-                tuple(execution.result for execution in turn.executions),
+                # The record keeps what its run-log line holds: the raw body and the native
+                # assistant turn served the conversation, and would make every record
+                # several times larger (workers send records to the parent). Its texts
+                # are interned: most records repeat them.
+                decision.as_logged(
+                    None if finish_reason is None else intern(finish_reason),
+                    None if model is None else intern(model),
+                ),
+                tuple([classify_arguments(call, contract) for call in calls]) if calls else (),
+                tuple([execution.result for execution in executions]) if executions else (),
+                tuple(found[step]) if step in found else (),
                 latency_ms=turn.latency_ms,
                 retries=turn.retries,
             )
         )
-        if phase_open and (step == 0 or decision.calls):
-            phase.append(decision)
-            if not (sequential and decision.calls and not _phase_complete(phase, unit)):
-                phase_open = False
-                judged.add(step, judge_expectation(_merged(phase), expectation, contract))
-        elif phase_open:
-            # An answer cut a one-call-per-turn phase short: judge the calls made so far.
-            phase_open = False
-            judged.add(step - 1, judge_expectation(_merged(phase), expectation, contract))
-        if step > 0 and not decision.calls and then is not None and not then_checked:
-            then_checked = True
-            judged.add(
-                step, judge_expectation(decision, then, contract, after_error=any_tool_error)
-            )
-        judged.add(step, _repeated_failures(decision, failed_calls))
-        judged.add(step, _history_findings(adapter, turn.request_body))
-        if conversation.step_limit and step == last:
-            limit = conversation.max_steps
-            message = f"still calling tools after {limit} turns (max_steps)"
-            judged.add(step, [Finding("step_limit", "/calls", limit, step + 1, message)])
-        answered = decision.calls if turn.executions else ()
-        for call, execution in zip(answered, turn.executions, strict=True):
-            if execution.failure is not None:
-                any_tool_error = True
-                if not execution.failure.retryable:
-                    failed_calls.add(_call_key(call.name, call.arguments))
-    if phase_open and phase:
-        # The attempt ended inside the first phase (step limit or error): judge what came.
-        judged.add(len(phase) - 1, judge_expectation(_merged(phase), expectation, contract))
-    judged.first = _merged(phase) if phase else None
     return judged
 
 
-_HISTORY: list[tuple[ClientAdapter, Any, list[Finding]]] = []
-"""The latest request body's history findings: a unit's attempts send the same first
-request (one object, `conversation`), and nothing changes a body once built."""
-
-
-def _history_findings(adapter: ClientAdapter, body: Any) -> list[Finding]:
-    if _HISTORY:
-        known = _HISTORY[0]
-        if known[0] is adapter and known[1] is body:
-            return known[2]
-    history = history_of(adapter, body)
-    found = [] if history is None else [history_finding(p) for p in check_history(history)]
-    _HISTORY[:] = [(adapter, body, found)]
+def _history_findings(work: UnitWork, body: Any, step: int) -> list[Finding]:
+    """The history findings of a request body; the first request's once per unit (its
+    attempts send the one request `conversation.converse` built, and nothing changes a
+    body once built)."""
+    if step == 0:
+        known = work.first_history
+        if known is not None and known[0] is body:
+            return known[1]
+    read = work.read_history
+    if read is None:
+        found: list[Finding] = []
+    else:
+        found = [history_finding(problem) for problem in check_history(read(body))]
+    if step == 0:
+        work.first_history = (body, found)
     return found
 
 
@@ -298,8 +319,6 @@ def _drift(
 
 
 def _repeated_failures(decision: Decision, failed: set[str]) -> list[Finding]:
-    if not failed:
-        return []  # nearly always: no call has failed for good, no key to make
     return [
         Finding(
             "repeated_failed_call",
@@ -327,5 +346,5 @@ def _merged(phase: list[Decision]) -> Decision:
     return Decision(kind, last.text, calls, last.finish_reason, last.stop)
 
 
-def _phase_complete(phase: list[Decision], unit: Unit) -> bool:
-    return sum(len(d.calls) for d in phase) >= len(unit.expectation.calls)
+def _phase_complete(phase: list[Decision], expectation: Expectation) -> bool:
+    return sum(len(d.calls) for d in phase) >= len(expectation.calls)

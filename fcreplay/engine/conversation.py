@@ -5,21 +5,17 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fcreplay.adapters.protocol import ClientAdapter
 from fcreplay.decision import Decision, ProviderError
-from fcreplay.engine.plan import Unit, unit_settings, unit_tools
 from fcreplay.engine.players import Mismatch, Player
 from fcreplay.engine.request_options import with_target_options
-from fcreplay.inputs.suite import Suite
+from fcreplay.engine.unitwork import UnitWork
 from fcreplay.inputs.tool_results import Execution
-from fcreplay.neutral import HistoryItem, Message, WireRequest, WireResponse
+from fcreplay.neutral import HistoryItem, WireRequest, WireResponse
 from fcreplay.quickinit import quick
 from fcreplay.record import Aborted
-
-if TYPE_CHECKING:
-    from fcreplay.inputs.contract import ToolSpec
 
 MAX_RETRY_DELAY = 60.0
 """Longest server-requested wait honoured before giving up on a retry (seconds)."""
@@ -58,57 +54,59 @@ class Conversation:
 
 
 def converse(
-    suite: Suite,
-    unit: Unit,
+    work: UnitWork,
     player: Player,
     *,
-    adapter: ClientAdapter,
     max_retries: int,
     on_retry: Callable[[str], None] | None = None,
 ) -> Conversation:
     """Hold the attempt's conversation: re-send the whole history each turn, answering
     calls from the suite's tool results, until the model answers without calls."""
-    history: list[HistoryItem] = []
-    if suite.system_prompt:
-        history.append(_system_message(suite.system_prompt))
-    history += unit.case.messages
+    suite, unit, adapter = work.suite, work.unit, work.adapter
+    history: list[HistoryItem] = list(work.opening)
     turns: list[Turn] = []
-    requests: list[WireRequest] = []
+    first: WireRequest | None = None
     ended_by: Mismatch | Aborted | ProviderError | None = None
     model_reported: str | None = None
-    max_steps = 1 if unit.single_turn else suite.config.max_steps
+    max_steps = work.max_steps
+    single_turn = work.single_turn
+    executor = suite.executor
     step_limit = False
-    tools = unit_tools(suite, unit)
+    target = unit.target
     for step in range(max_steps):
         if step == 0:
-            request = _first_request(suite, unit, adapter, history, tools)
+            request = work.first_request
+            if request is None:
+                built = adapter.build_request(
+                    target.model, history, work.tools, work.first_settings()
+                )
+                request = work.first_request = with_target_options(built, target)
+            first = request
         else:
             request = adapter.build_request(
-                unit.target.model, history, tools, unit_settings(suite, unit, step)
+                target.model, history, work.tools, work.later_settings()
             )
-            request = with_target_options(request, unit.target)
-        requests.append(request)
-        sent = _send(
+            request = with_target_options(request, target)
+        outcome, ms, retries = _send(
             player,
             adapter,
             request,
             step=step,
             max_retries=max_retries,
             on_retry=on_retry,
-            target=unit.target.name,
+            target=target.name,
         )
-        outcome = sent.outcome
         if not isinstance(outcome, Decision):
             ended_by = outcome
             break
         decision = outcome
         model_reported = model_reported or decision.model
         executions: tuple[Execution, ...] = ()
-        ended = not decision.calls or decision.kind != "tool_call" or unit.single_turn
+        ended = not decision.calls or decision.kind != "tool_call" or single_turn
         if not ended:
             if step == max_steps - 1:
                 step_limit = ended = True
-            elif suite.executor is None:
+            elif executor is None:
                 ended_by = Aborted(
                     "no_tool_results",
                     "the model called a tool but the suite has no tool_results file to answer it",
@@ -116,15 +114,15 @@ def converse(
                 ended = True
             else:
                 # The turn is made with its answers (no second, replaced Turn).
-                executions = tuple(suite.executor.execute(call) for call in decision.calls)
+                executions = tuple([executor.execute(call) for call in decision.calls])
         turns.append(
             Turn(
                 request.body_sha256,
                 decision,
                 executions,
                 request_body=request.body,
-                latency_ms=sent.latency_ms,
-                retries=sent.retries,
+                latency_ms=ms,
+                retries=retries,
             )
         )
         if ended:
@@ -136,57 +134,17 @@ def converse(
         turns=tuple(turns),
         ended_by=ended_by,
         # Read after the exchanges: a replayed request inherits the recorded hash.
-        first_request_sha256=requests[0].body_sha256 if requests else None,
+        first_request_sha256=first.body_sha256 if first is not None else None,
         model_reported=model_reported,
         max_steps=max_steps,
         step_limit=step_limit,
     )
 
 
-_FIRST: list[tuple[Suite, Unit, ClientAdapter, WireRequest]] = []
-"""The latest unit's first request. Its attempts come in a row and build the same one
-(from the same prompt, messages, tools and settings); nothing changes a request once
-built, and a replayed one only takes the hash of the recording it matches, which is its
-own hash."""
-
-
-def _first_request(
-    suite: Suite,
-    unit: Unit,
-    adapter: ClientAdapter,
-    history: list[HistoryItem],
-    tools: list[ToolSpec],
-) -> WireRequest:
-    if _FIRST:
-        known = _FIRST[0]
-        if known[0] is suite and known[1] is unit and known[2] is adapter:
-            return known[3]
-    built = adapter.build_request(unit.target.model, history, tools, unit_settings(suite, unit, 0))
-    request = with_target_options(built, unit.target)
-    _FIRST[:] = [(suite, unit, adapter, request)]
-    return request
-
-
-_SYSTEM: list[Message] = []
-"""The latest system prompt's message: a run has one prompt, and every attempt opens with it."""
-
-
-def _system_message(prompt: str) -> Message:
-    if _SYSTEM and _SYSTEM[0].content is prompt:
-        return _SYSTEM[0]
-    message = Message("system", prompt)
-    _SYSTEM[:] = [message]
-    return message
-
-
-@quick
-@dataclass(frozen=True)
-class _Sent:
-    """The outcome of one turn's request, with what getting it took."""
-
-    outcome: Decision | ProviderError | Mismatch | Aborted
-    latency_ms: int | None
-    retries: int
+_Sent = tuple[Decision | ProviderError | Mismatch | Aborted, int | None, int]
+"""The outcome of one turn's request, with what getting it took: the provider's answer
+time summed over retries (None when unknown), and the retries (a plain tuple, made for
+every turn)."""
 
 
 def _send(
@@ -205,7 +163,7 @@ def _send(
     while True:
         answer = player.answer(request, step=step)
         if not isinstance(answer, WireResponse):
-            return _Sent(answer, latency if retries else None, retries)
+            return answer, latency if retries else None, retries
         latency = (
             None if latency is None or answer.latency_ms is None else latency + answer.latency_ms
         )
@@ -214,10 +172,10 @@ def _send(
         else:
             outcome = adapter.parse_decision(answer.status, answer.body)
         if not isinstance(outcome, ProviderError) or not outcome.retryable:
-            return _Sent(outcome, latency, retries)
+            return outcome, latency, retries
         delay = None if retries == max_retries else _retry_delay(outcome, answer, retries)
         if delay is None:
-            return _Sent(outcome, latency, retries)
+            return outcome, latency, retries
         if on_retry is not None:
             what = outcome.type if outcome.type == "incomplete_stream" else str(outcome.status)
             on_retry(f"{what} from {target}, retry {retries + 1}/{max_retries} in {delay:.1f} s")

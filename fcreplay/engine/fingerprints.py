@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import fields, is_dataclass
 from sys import intern
 
 from fcreplay.adapters.protocol import ClientAdapter
@@ -52,7 +52,7 @@ def _settings_hash(model: str, turns: tuple[RequestSettings, RequestSettings], s
         return known[1]
     if len(_SETTINGS) >= 1024:
         _SETTINGS.clear()
-    digest = intern(_hash([model, [asdict(t) for t in turns], steps]))
+    digest = intern(_hash([model, [_plain(t) for t in turns], steps]))
     _SETTINGS[key] = (turns, digest)
     return digest
 
@@ -66,7 +66,7 @@ def _case_hash(case: Case) -> str:
     known = _CASES.get(id(case))
     if known is not None and known[0] is case:
         return known[1]
-    digest = intern(_hash([[[m.role, m.content] for m in case.messages], asdict(case.tool_choice)]))
+    digest = intern(_hash([[[m.role, m.content] for m in case.messages], _plain(case.tool_choice)]))
     if len(_CASES) >= 65536:
         _CASES.clear()
     _CASES[id(case)] = (case, digest)
@@ -90,9 +90,30 @@ def _rules_hash(executor: FakeExecutor) -> str:
     for known, digest in _RULES:
         if known is executor:
             return digest
-    digest = _hash([asdict(rule) for rule in executor.rules])
+    digest = _hash([_plain(rule) for rule in executor.rules])
     _RULES[:] = [(executor, digest)]
     return digest
+
+
+def _plain(value: object) -> object:
+    """What `dataclasses.asdict` makes of `value`, for hashing only: a dataclass as a dict
+    of its fields, in order, each made so in turn; any other value as it is, not copied
+    (canonical JSON reads the lists, tuples and dicts it holds, and writes them alike)."""
+    kind = type(value)
+    names = _FIELD_NAMES.get(kind, _UNSEEN)
+    if names is _UNSEEN:
+        names = None
+        if is_dataclass(value) and not isinstance(value, type):
+            names = tuple(f.name for f in fields(value))
+        _FIELD_NAMES[kind] = names
+    if names is None:
+        return value
+    return {name: _plain(getattr(value, name)) for name in names}
+
+
+_UNSEEN: tuple[str, ...] = ()
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+"""Each type's field names (None: not a dataclass), looked up once per type."""
 
 
 def _hash(value: object) -> str:

@@ -153,25 +153,30 @@ def unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     return settings
 
 
-_CHOSEN: list[tuple[Suite, dict[tuple[int, str, ToolChoice], tuple[Target, RequestSettings]]]] = []
-"""The latest suite's settings by target (its id), variant and tool choice: what they
-depend on besides the suite, alike for most of a target's units (one object for all)."""
+_CHOSEN: list[
+    tuple[Suite, dict[tuple[int, str, str, str | None], tuple[Target, RequestSettings]]]
+] = []
+"""The latest suite's settings by target (its id), variant and tool choice (its mode and
+tool, which are all a `ToolChoice` holds): what they depend on besides the suite, alike
+for most of a target's units (one object for all)."""
+_NO_TOOLS = ToolChoice("no_tools")
+_AUTO = ToolChoice("auto")
 
 
 def _unit_settings(suite: Suite, unit: Unit, step: int) -> RequestSettings:
     if unit.variant == "no_tools":
-        choice = ToolChoice("no_tools")
+        choice = _NO_TOOLS
     elif unit.variant == "forced":
         choice = ToolChoice("forced", forced_tool(unit.case))
     elif step == 0:
         choice = unit.case.tool_choice
     else:
-        choice = ToolChoice("auto")  # a case's choice is for its first turn only
+        choice = _AUTO  # a case's choice is for its first turn only
     owner, chosen = _CHOSEN[0] if _CHOSEN else (None, {})
     if owner is not suite or len(chosen) > _SETTINGS_LIMIT:
         chosen = {}
         _CHOSEN[:] = [(suite, chosen)]
-    key = (id(unit.target), unit.variant, choice)
+    key = (id(unit.target), unit.variant, choice.mode, choice.tool)
     hit = chosen.get(key)
     if hit is not None and hit[0] is unit.target:  # held: the id is not reused meanwhile
         return hit[1]

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from fcreplay.cassettes.store import CassetteMeta
     from fcreplay.cassettes.unit import UnitCassette
     from fcreplay.engine.players import Player
+    from fcreplay.engine.unitwork import UnitWork
     from fcreplay.fingerprint import Fingerprint
 
 Emit = Callable[[AttemptRecord], None]
@@ -54,7 +55,7 @@ class UnitRun:
 
     def run_unit(self, unit: Unit, emit: Emit) -> None:
         """Run the attempts of one unit not already done, emitting each record."""
-        CassetteMeta, UnitCassette, confined, run_attempt, unit_fingerprint = _machinery()
+        CassetteMeta, UnitCassette, confined, run_attempt, unit_fingerprint, UnitWork = _machinery()
         repetitions = self.suite.config.repetitions
         adapter = self.adapters[unit.target.adapter]
         fingerprint = unit_fingerprint(self.suite, unit, adapter)
@@ -84,12 +85,18 @@ class UnitRun:
         recorded_with = None if on_disk is None else on_disk.recorded_with
         if recorded_with == fingerprint:
             recorded_with = fingerprint  # one object for both: records are many
-        finished = [
-            n
-            for n in range(1, repetitions + 1)
-            if (unit.target.name, unit.variant, unit.case.id, n) in self.done
-        ]
+        done = self.done
+        finished = (
+            [
+                n
+                for n in range(1, repetitions + 1)
+                if (unit.target.name, unit.variant, unit.case.id, n) in done
+            ]
+            if done  # a run resumed; a fresh one has done nothing yet
+            else []
+        )
         plan = self.source.open(unit, cassette, finished)
+        work = UnitWork(self.suite, unit, adapter)
         complete = True
         for attempt in range(1, repetitions + 1):
             if attempt in finished:
@@ -107,6 +114,7 @@ class UnitRun:
                 recorded_with=recorded_with,
                 cassette=str(path),
                 on_retry=self.on_retry,
+                work=work,
             )
             complete = complete and record.transport_error is None
             plan.keep(attempt)
@@ -123,6 +131,7 @@ def _machinery() -> tuple[
     Callable[..., Path],
     Callable[..., AttemptRecord],
     Callable[..., Fingerprint],
+    type[UnitWork],
 ]:
     """What running a unit takes, imported with the first unit run, not at the top: a
     check whose units all come from its cache runs none, and need not load it (and an
@@ -132,5 +141,6 @@ def _machinery() -> tuple[
     from fcreplay.confine import confined
     from fcreplay.engine.attempt import run_attempt
     from fcreplay.engine.fingerprints import unit_fingerprint
+    from fcreplay.engine.unitwork import UnitWork
 
-    return CassetteMeta, UnitCassette, confined, run_attempt, unit_fingerprint
+    return CassetteMeta, UnitCassette, confined, run_attempt, unit_fingerprint, UnitWork

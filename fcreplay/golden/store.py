@@ -134,19 +134,47 @@ class GoldenEntry:
     def from_json(cls, data: dict[str, Any]) -> GoldenEntry:
         """Read an entry; `kind` and `calls` are derived from the signature, not read."""
         provenance = data.get("provenance")
-        # Lists, not generators: a golden file is read entry by entry, thousands of them.
+        findings = data["findings"]
+        # Lists, not generators, and each value's usual type tested here before the
+        # function that words its error: a golden file is read entry by entry, thousands.
         return cls(
             verdict=_verdict(data["verdict"]),
-            verdicts=tuple(sorted([(_verdict(k), _count(v)) for k, v in data["verdicts"].items()])),
+            verdicts=_verdicts(data["verdicts"]),
             signatures=tuple(
                 [
-                    SignatureCount(_signature(s["signature"]), _count(s["count"]))
+                    SignatureCount(
+                        _signature(s["signature"]),
+                        n if type(n := s["count"]) is int and n >= 1 else _count(n),
+                    )
                     for s in data["signatures"]
                 ]
             ),
-            findings=tuple([_code(code) for code in data["findings"]]),
-            provenance=Provenance(**provenance) if provenance else None,
+            findings=tuple(findings)
+            if type(findings) is list and all(type(code) is str for code in findings)
+            else tuple([_code(code) for code in findings]),
+            provenance=_provenance(provenance) if provenance else None,
         )
+
+
+def _verdicts(value: Any) -> tuple[tuple[str, int], ...]:
+    pairs = [(_verdict(k), v if type(v) is int and v >= 1 else _count(v)) for k, v in value.items()]
+    return tuple(sorted(pairs))
+
+
+def _provenance(value: Any) -> Provenance:
+    """`Provenance(**value)`, made once per distinct text-valued one (a golden file's
+    entries mostly share the update that wrote them)."""
+    if type(value) is not dict or not all(type(v) is str or v is None for v in value.values()):
+        return Provenance(**value)
+    key = tuple(value.items())
+    found = _PROVENANCES.get(key)
+    if found is None:
+        found = Provenance(**value)
+        _PROVENANCES[key] = found  # a few per golden file, few files
+    return found
+
+
+_PROVENANCES: dict[tuple[tuple[str, str | None], ...], Provenance] = {}
 
 
 def _signature(value: Any) -> list[Any] | None:

@@ -54,6 +54,11 @@ class FakeExecutor:
     def __init__(self, rules: tuple[Rule, ...], contract: Contract) -> None:
         self.rules = rules
         self._contract = contract
+        self._by_tool: dict[str, tuple[Rule, ...]] = {
+            name: tuple(rule for rule in rules if rule.tool in (name, ANY_TOOL))
+            for name in contract.names
+        }
+        """The rules that may answer each tool of the contract, in file order."""
 
     def execute(self, call: ToolCall) -> Execution:
         """Answer one call without touching any real system."""
@@ -68,9 +73,10 @@ class FakeExecutor:
         if violations:
             detail = "; ".join(f"{v.pointer or '/'}: {v.message}" for v in violations)
             return _fail(call, ToolFailure("INVALID_ARGUMENTS", detail, True))
-        for rule in self.rules:
-            if rule.tool in (call.name, ANY_TOOL) and all(
-                key in call.arguments and same_value(call.arguments[key], value)
+        arguments = call.arguments
+        for rule in self._by_tool[call.name]:
+            if all(
+                key in arguments and same_value(arguments[key], value)
                 for key, value in rule.when.items()
             ):
                 if rule.error is not None:

@@ -72,13 +72,14 @@ def history_finding(problem: HistoryProblem) -> Finding:
 
 def check_history(history: History, *, max_steps: int | None = None) -> list[HistoryProblem]:
     """Every rule the history breaks; [] when the tool loop is well formed."""
-    problems = _by_name(history) if history.pairing == "name" else _by_id(history)
-    steps = len(history.turns) + 1  # the turns replayed, plus the request itself
+    turns = history.turns
+    problems = _by_name(history, turns) if history.pairing == "name" else _by_id(history, turns)
+    steps = len(turns) + 1  # the turns replayed, plus the request itself
     if max_steps is not None and steps > max_steps:
         problems.append(
             HistoryProblem(
                 "too_many_steps",
-                history.turns[-1].pointer if history.turns else "",
+                turns[-1].pointer if turns else "",
                 (),
                 f"this is model request {steps} of the conversation; max_steps is {max_steps}",
             )
@@ -86,7 +87,7 @@ def check_history(history: History, *, max_steps: int | None = None) -> list[His
     return problems
 
 
-def _by_id(history: History) -> list[HistoryProblem]:
+def _by_id(history: History, turns: tuple[HistoryMessage, ...]) -> list[HistoryProblem]:
     problems: list[HistoryProblem] = []
     called: dict[str, HistoryMessage] = {}
     answers: dict[str, list[HistoryMessage]] = {}
@@ -110,34 +111,47 @@ def _by_id(history: History) -> list[HistoryProblem]:
                 )
                 continue
             answers.setdefault(result.call_id, []).append(message)
-    for turn in history.turns:
-        ids = tuple(call.call_id for call in turn.calls if call.call_id is not None)
-        missing = tuple(i for i in ids if i not in answers)
+    for turn in turns:
+        # One pass over the turn's ids: which have no result, which more than one, and
+        # where their results stand.
+        missing: list[str] = []
+        twice: list[str] = []
+        answered: list[str] = []
+        indexes: set[int] = set()
+        for call in turn.calls:
+            i = call.call_id
+            if i is None:
+                continue
+            got = answers.get(i)
+            if got is None:
+                missing.append(i)
+                continue
+            answered.append(i)
+            if len(got) > 1:
+                twice.append(i)
+            indexes.update([m.index for m in got])
         if missing:
             problems.append(
                 HistoryProblem(
                     "unanswered",
                     turn.pointer,
-                    missing,
+                    tuple(missing),
                     f"the assistant turn at {turn.pointer} made calls no result answers: "
                     + ", ".join(missing),
                 )
             )
-        twice = tuple(i for i in ids if len(answers.get(i, ())) > 1)
         if twice:
             problems.append(
                 HistoryProblem(
                     "answered_twice",
                     turn.pointer,
-                    twice,
+                    tuple(twice),
                     f"calls of the assistant turn at {turn.pointer} are answered more than "
                     "once: " + ", ".join(twice),
                 )
             )
-        places = sorted({m.index for i in ids for m in answers.get(i, ())})
-        if places:
-            answered = tuple(i for i in ids if i in answers)
-            problems += _placement(history, turn, answered, places)
+        if indexes:
+            problems += _placement(history, turn, tuple(answered), sorted(indexes))
     return problems
 
 
@@ -145,13 +159,15 @@ def _placement(
     history: History, turn: HistoryMessage, answered: tuple[str, ...], places: list[int]
 ) -> list[HistoryProblem]:
     """Whether the messages holding a turn's results (`places`) stand where they must."""
-    where = [history.messages[index].pointer for index in places]
     if history.placement == "after":
-        early = [p for p in places if p <= turn.index]
-        if not early:
+        if places[0] > turn.index:  # sorted: none stands before the call
             return []
+        where = [history.messages[index].pointer for index in places]
         return [_misplaced(turn, answered, f"a result stands before its call ({where[0]})")]
     if history.placement == "next_message":
+        if len(places) == 1 and places[0] == turn.index + 1:
+            return []  # the one message right after the turn, as wanted
+        where = [history.messages[index].pointer for index in places]
         if len(places) > 1:
             return [
                 HistoryProblem(
@@ -169,6 +185,7 @@ def _placement(
     # right_after: one message per result, contiguous, directly after the turn.
     expected = list(range(turn.index + 1, turn.index + 1 + len(places)))
     if places != expected:
+        where = [history.messages[index].pointer for index in places]
         between = [
             history.messages[i].pointer
             for i in range(turn.index + 1, places[-1])
@@ -193,10 +210,10 @@ def _misplaced(turn: HistoryMessage, ids: tuple[str, ...], detail: str) -> Histo
     )
 
 
-def _by_name(history: History) -> list[HistoryProblem]:
+def _by_name(history: History, turns: tuple[HistoryMessage, ...]) -> list[HistoryProblem]:
     problems: list[HistoryProblem] = []
     messages = history.messages
-    for turn in history.turns:
+    for turn in turns:
         following = messages[turn.index + 1] if turn.index + 1 < len(messages) else None
         ids = tuple(call.call_id or call.name for call in turn.calls)
         if following is None or not following.results:

@@ -200,6 +200,9 @@ class SchemaDiffer:
                 "(it has no sent_tools, read_request and wire_schema)"
             )
             return
+        # A unit's expected settings differ only between its first step and the others.
+        first: StepSettings | None = None
+        later: StepSettings | None = None
         for index, item in enumerate(cassette.interactions):
             if isinstance(item, unreadable):
                 self.skip(f"{example}: interaction {index + 1}: {item.reason}")
@@ -209,10 +212,14 @@ class SchemaDiffer:
             if not isinstance(body, dict):
                 self.skip(f"{example}: interaction {index + 1}: request body is not a JSON object")
                 continue
-            step = (interaction.label or {}).get("step")
+            label = interaction.label
+            step = label.get("step") if label else None
             if not isinstance(step, int):
                 step = adapter.read_request(body, uri).tool_result_turns
-            expected = self._step_settings(unit, name, step)
+            if step == 0:
+                expected = first = first or self._step_settings(unit, name, 0)
+            else:
+                expected = later = later or self._step_settings(unit, name, step)
             key = (expected, self._fingerprint(adapter, conversation, name, body, uri))
             seen = self._seen.get(key)
             if seen is None:
