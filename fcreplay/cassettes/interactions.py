@@ -123,8 +123,10 @@ def read_own(
         return read_interaction(index, item, own=True, limits=limits)
     label = item.get("label")
     return Interaction(
-        RecordedRequest(method.upper(), uri, request_headers, request["parsed_body"]),
-        WireResponse(code, response_headers, body, stream),
+        RecordedRequest(
+            method=method.upper(), uri=uri, headers=request_headers, body=request["parsed_body"]
+        ),
+        WireResponse(status=code, headers=response_headers, body=body, events=stream),
         label if isinstance(label, dict) else None,
     )
 

@@ -239,12 +239,12 @@ def _read_meta(path: str | Path, block: Any) -> CassetteMeta:
         )
     get = block.get
     return CassetteMeta(
-        str(get("target", "")),
-        str(get("adapter", "")),
-        str(get("variant", "")),
-        str(get("case_id", "")),
-        str(get("fcreplay_version", "")),
-        Fingerprint.from_json(get("recorded_with")),
+        target=str(get("target", "")),
+        adapter=str(get("adapter", "")),
+        variant=str(get("variant", "")),
+        case_id=str(get("case_id", "")),
+        fcreplay_version=str(get("fcreplay_version", "")),
+        recorded_with=Fingerprint.from_json(get("recorded_with")),
     )
 
 
