@@ -126,7 +126,7 @@ def read_own(
         RecordedRequest(
             method=method.upper(), uri=uri, headers=request_headers, body=request["parsed_body"]
         ),
-        WireResponse(status=code, headers=response_headers, body=body, events=stream),
+        WireResponse(code, response_headers, body, stream),
         label if isinstance(label, dict) else None,
     )
 
