@@ -733,7 +733,14 @@ def test_simulate_command_prints_its_url_and_stops_cleanly_on_ctrl_c(suite_dir: 
     assert 'simulator_script = "cases/delivery_simulator.json"' in config.read_text("utf-8")
     command = [sys.executable, "-m", "fcreplay", "simulate", "--port", "0", "--config", str(config)]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        # As from a terminal: a shell starts background jobs with SIGINT ignored, and a
+        # Python started so leaves it ignored (pytest run with `&` would hang here).
+        preexec_fn=_default_sigint,
     )
     try:
         assert process.stdout is not None
@@ -753,6 +760,10 @@ def test_simulate_command_prints_its_url_and_stops_cleanly_on_ctrl_c(suite_dir: 
             process.kill()
             process.communicate()
     assert process.returncode == 0, err
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_simulate_without_a_script_says_to_pass_one(
