@@ -6,7 +6,6 @@ import json
 import operator
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
-from contextlib import suppress
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -198,16 +197,7 @@ def declarations(
     # The entry holds the tools, so their ids cannot be reused while it exists.
     if hit is None or not all(map(operator.is_, hit[0], tools)):
         built = [build(tool, strict) for tool in tools]
-        # A JSON copy: read back from its exact bytes, or through `json` when they may
-        # not say it all (a `null` may stand for NaN, which `json` keeps), or the
-        # nesting is past what `strictjson` reads.
-        exact = strictjson.exact_json(built)
-        copied = None
-        if exact is not None and b"null" not in exact:
-            with suppress(ValueError):
-                copied = strictjson.loads(exact)
-        if copied is None:
-            copied = json.loads(json.dumps(built, ensure_ascii=False))
+        copied = json.loads(json.dumps(built, ensure_ascii=False))
         hit = (tuple(tools), strictjson.interned(copied))
         with _DECLARED_LOCK:
             if len(_DECLARED) >= _DECLARED_LIMIT:
