@@ -13,7 +13,7 @@ import pytest
 from fcreplay.cache.digest import Digest, digest_bytes, digest_from, digest_json, digest_of
 from fcreplay.cache.fold import fold_json, part_of, target_fold
 from fcreplay.cache.planned import dumps
-from fcreplay.evidence import first_evidence
+from fcreplay.evidence import Evidence, first_evidence
 from fcreplay.golden.store import entry_of
 from fcreplay.inputs.prices import Price
 from fcreplay.metrics import tally
@@ -95,6 +95,56 @@ def test_a_digest_is_written_as_the_standard_encoder_reads_it(
     odd = replace(digest, spent=OperationTally(1, 0, [spent]))
     assert json.loads(digest_bytes(odd))["spent"][2][0][-1] == math.inf
     assert json.loads(digest_bytes(odd)) == json.loads(dumps(digest_json(odd)))
+
+
+def test_the_shared_values_are_each_fields_distinct_values_but_none(
+    replayed: tuple[Path, Units],
+) -> None:
+    # One row of values for every record (the common case) or several, None left out.
+    _, units = replayed
+    records = next(r for r in units.values() if len(r) >= 2)
+    first, *rest = records
+    for changed in (
+        [replace(first, prompt_version=None)],
+        [replace(first, prompt_version="v9", cases_version=None)],
+        [first, replace(first, contract_hash="0" * 64, prompt_version=None)],
+        [replace(first, prompt_version=None, cases_version=None)],
+    ):
+        mixed = [*changed, *rest]
+        assert digest_of(mixed, PRICES).shared == {
+            name: tuple(sorted({getattr(r, name) for r in mixed} - {None})) for name in SHARED
+        }
+
+
+def test_evidence_holding_a_non_finite_number_is_written_by_the_standard_encoder(
+    replayed: tuple[Path, Units],
+) -> None:
+    _, units = replayed
+    digest = digest_of(next(iter(units.values())), PRICES)
+    code = "argument_mismatch"
+    first = Evidence(
+        target="t",
+        variant="auto",
+        case_id="c",
+        attempt=1,
+        step=0,
+        code=code,
+        message="m",
+        expected=None,
+        actual=None,
+        excerpt=None,
+        phrase=None,
+        arguments=None,
+        cassette=None,
+    )
+    for odd in (math.inf, [1.5, {"x": -math.inf}], (math.inf,)):
+        for field in ("expected", "actual"):
+            evidence = {code: replace(first, **{field: odd})}
+            made = json.loads(digest_bytes(replace(digest, evidence=evidence)))
+            assert made["evidence"][code][field] == json.loads(json.dumps(odd))
+    fine = {code: replace(first, expected={"a": [1, 2.5, True, None, "x"]}, actual=(3,))}
+    made = replace(digest, evidence=fine)
+    assert json.loads(digest_bytes(made)) == json.loads(dumps(digest_json(made)))
 
 
 def _folded(suite: Path, target: str, digests: list[tuple[UnitKey, Digest]]) -> Any:

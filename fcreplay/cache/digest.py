@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -86,10 +87,13 @@ def digest_of(records: Sequence[AttemptRecord], prices: Mapping[str, Price]) -> 
         elif record.transport_error is not None:
             spent.errors += 1
         findings = record.findings
-        drifted = any(f.code == "request_drift" for f in findings)
+        drifted = False
+        if findings:  # most records have none: no scan of them
+            codes = [f.code for f in findings]
+            drifted = "request_drift" in codes
+            unsafe += "unsafe_call" in codes
         missed = record.replay_miss
         problems += drifted or missed
-        unsafe += any(f.code == "unsafe_call" for f in findings)
         found = causes_of(record) if drifted or missed else None
         if found is not None:
             members.append(record)
@@ -107,10 +111,7 @@ def digest_of(records: Sequence[AttemptRecord], prices: Mapping[str, Price]) -> 
         unsafe=unsafe,
         tally=counts,
         spent=spent,
-        shared={
-            name: tuple(sorted({v for r in records if (v := getattr(r, name)) is not None}))
-            for name in SHARED
-        },
+        shared=_shared(records),
         entry=entry,
         causes=tuple(causes),
         stale=stale,
@@ -119,6 +120,21 @@ def digest_of(records: Sequence[AttemptRecord], prices: Mapping[str, Price]) -> 
         if entry.findings
         else {},
     )
+
+
+def _shared(records: Sequence[AttemptRecord]) -> dict[str, tuple[str, ...]]:
+    """Per SHARED field, the sorted distinct values of the records but None."""
+    rows = set(map(_SHARED_OF, records))
+    if len(rows) == 1:  # the common case: a unit's attempts share them all
+        (row,) = rows
+        return {name: () if v is None else (v,) for name, v in zip(SHARED, row, strict=True)}
+    return {
+        name: tuple(sorted({v for r in records if (v := getattr(r, name)) is not None}))
+        for name in SHARED
+    }
+
+
+_SHARED_OF = operator.attrgetter(*SHARED)  # a tuple: SHARED names several fields
 
 
 def digest_json(digest: Digest) -> dict[str, Any]:
@@ -142,9 +158,12 @@ def digest_json(digest: Digest) -> dict[str, Any]:
 def digest_bytes(digest: Digest) -> bytes:
     """The JSON form as compact UTF-8 bytes, as a pack stores it."""
     data = digest_json(digest)
-    # orjson, twice as fast, where it writes the same values (it writes a non-finite
-    # number as null): numbers are only in the costs, and in the evidence of findings.
-    if not digest.evidence and all(_finite(cost) for cost in digest.spent.completed):
+    # orjson, several times faster, where it writes the same values (it writes a
+    # non-finite number as null): numbers are only in the costs, and in what the
+    # evidence of findings expected and got.
+    if all(_finite(cost) for cost in digest.spent.completed) and all(
+        _finite_value(e.expected) and _finite_value(e.actual) for e in digest.evidence.values()
+    ):
         fast = strictjson.exact_json(data)
         if fast is not None:
             return fast
@@ -156,6 +175,21 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 def _finite(cost: AttemptCost) -> bool:
     return all(type(v) is not float or math.isfinite(v) for v in vars(cost).values())
+
+
+def _finite_value(value: Any) -> bool:
+    """Whether `value` is JSON data without NaN or infinity; False for anything else
+    (`exact_json` may write such a value otherwise than the standard encoder)."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is dict:
+        return all(map(_finite_value, value.values()))
+    if kind is list or kind is tuple:
+        return all(map(_finite_value, value))
+    return False
 
 
 def digest_from(data: Any, unit: tuple[str, str, str]) -> Digest:
