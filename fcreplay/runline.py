@@ -9,7 +9,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 import fcreplay.strictjson as strictjson
-from fcreplay.cassettes.redaction import bytes_may_hold_key, may_hold_key
+from fcreplay.cassettes.redaction import may_hold_key
 from fcreplay.record import SCHEMA_VERSION, AttemptRecord, messages_json
 
 _LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -154,11 +154,12 @@ def _outcome(value: dict[str, Any]) -> Written:
     # orjson writes what `_LINE` writes but for floats under 1e-4, in other digits
     # (0.00001, 1e-7; `_LINE`: 1e-05, 1e-07), and NaN and infinity, as null (no record
     # holds them: its numbers come from strict JSON, which refuses them). Bytes that may
-    # hold such a float (rare) are written by `_LINE`.
+    # hold such a float (rare) are written by `_LINE`. The tests are made on the text:
+    # `in` on bytes raises and clears an exception for each (a bytes is no integer).
     fast = strictjson.exact_json(value)
-    if fast is not None and b"e-" not in fast and b"0.0000" not in fast:
-        return fast.decode(), bytes_may_hold_key(fast)
-    text = _encode(value)
+    text = None if fast is None else fast.decode()
+    if text is None or ("-" in text and "e-" in text) or "0.0000" in text:
+        text = _encode(value)
     return text, may_hold_key(text)
 
 

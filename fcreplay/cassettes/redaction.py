@@ -56,7 +56,6 @@ KEY_PREFIXES: dict[str, tuple[str, ...]] = {
 them (`may_hold_key`) is many times cheaper than the pattern: every run log line is
 checked."""
 _GITHUB_OR_GROQ = re.compile(r"g(?:h[pousr]_|ithub_pat_|sk_)")
-_GITHUB_OR_GROQ_BYTES = re.compile(_GITHUB_OR_GROQ.pattern.encode())
 """The beginnings starting with `g`, in one search (`g` is common, so the search stops
 often, but each stop is one character's test)."""
 
@@ -131,17 +130,6 @@ def may_hold_key(text: str) -> bool:
         or ("A" in text and ("AIza" in text or "AKIA" in text or "ASIA" in text))
         or ("J" in text and "eyJ" in text)
         or _GITHUB_OR_GROQ.search(text) is not None
-    )
-
-
-def bytes_may_hold_key(data: bytes) -> bool:
-    """`may_hold_key` for UTF-8 text: UTF-8 holds an ASCII beginning exactly where the
-    text does."""
-    return (
-        (b"-" in data and (b"sk-" in data or b"xai-" in data))
-        or (b"A" in data and (b"AIza" in data or b"AKIA" in data or b"ASIA" in data))
-        or (b"J" in data and b"eyJ" in data)
-        or _GITHUB_OR_GROQ_BYTES.search(data) is not None
     )
 
 
