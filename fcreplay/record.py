@@ -118,9 +118,9 @@ class StepRecord:
             "step": self.step,
             "request_sha256": self.request_sha256,
             "decision": self.decision.to_json(),
-            "arguments": [check.to_json() for check in self.arguments],
-            "tool_results": [result.to_json() for result in self.tool_results],
-            "findings": [finding.to_json() for finding in self.findings],
+            "arguments": [c.to_json() for c in self.arguments] if self.arguments else [],
+            "tool_results": [r.to_json() for r in self.tool_results] if self.tool_results else [],
+            "findings": [f.to_json() for f in self.findings] if self.findings else [],
         }
         if version >= 2:
             data["latency_ms"] = self.latency_ms
@@ -239,7 +239,7 @@ class AttemptRecord:
             "verdict": self.verdict,
             "signature": _signature_json(self.signature),
             "steps": [step.to_json(self.schema_version) for step in self.steps],
-            "findings": [finding.to_json() for finding in self.findings],
+            "findings": [finding.to_json() for finding in self.findings] if self.findings else [],
             "transport_error": None
             if self.transport_error is None
             else self.transport_error.to_json(),

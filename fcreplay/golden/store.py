@@ -292,7 +292,8 @@ def entry_of(records: Sequence[AttemptRecord]) -> GoldenEntry:
                 # The golden file keeps the JSON form: the call names as a list.
                 signature[1] = list(signature[1])
             signatures[key] = signature
-        codes.update(f.code for f in record.findings if f.code != "request_drift")
+        if record.findings:
+            codes.update(f.code for f in record.findings if f.code != "request_drift")
     verdict = "fail" if "fail" in verdicts else ("error" if "error" in verdicts else "pass")
     ordered = sorted(counts, key=lambda k: (-counts[k], k))
     return GoldenEntry(
