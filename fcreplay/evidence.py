@@ -14,6 +14,7 @@ from typing import Any
 
 from fcreplay.canonical import canonical_json
 from fcreplay.finding import Finding
+from fcreplay.quickinit import quick
 from fcreplay.record import AttemptRecord
 
 EXCERPT = 160
@@ -21,6 +22,7 @@ EXCERPT = 160
 _CALL = re.compile(r"^/calls/(\d+)(?:/|$)")
 
 
+@quick
 @dataclass(frozen=True)
 class Evidence:
     """One finding of one attempt, with the excerpt and arguments that show it."""

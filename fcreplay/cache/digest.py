@@ -36,11 +36,13 @@ from fcreplay.golden.store import GoldenEntry, entry_of
 from fcreplay.inputs.prices import Price
 from fcreplay.metrics import Tally
 from fcreplay.operation import AttemptCost, OperationTally, attempt_cost
+from fcreplay.quickinit import quick
 from fcreplay.record import AttemptRecord
 from fcreplay.render.report import SHARED
 from fcreplay.stale import StaleUnit, causes_of, describe
 
 
+@quick
 @dataclass(frozen=True)
 class Digest:
     """One unit's share of the serial tail."""
