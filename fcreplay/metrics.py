@@ -97,51 +97,6 @@ class Assessment:
 
 def assess(record: AttemptRecord) -> Assessment:
     """Read one attempt record; see the module docstring for each rule."""
-    if not record.findings:
-        return _without_findings(record)
-    return _assessed(record)
-
-
-def _without_findings(record: AttemptRecord) -> Assessment:
-    """What `_assessed` gives a record without findings (most are), without the scans of
-    its findings: right where it called as expected, every call exact, and recovered
-    when a tool failed."""
-    signature = record.signature
-    transport_error = record.verdict == "error"
-    key = None if signature is None else signature_key(signature)
-    if transport_error or signature is None:
-        return Assessment(False, transport_error, False, key)
-    kind, names, _ = signature
-    expects = record.expect.kind == "tool_call"
-    calls = raw_valid = 0
-    failed = made_calls = False
-    for step in record.steps:
-        for check in step.arguments:
-            calls += 1
-            raw_valid += check.status == "raw_valid"
-        if not failed and step.tool_results:
-            failed = any(result.is_error for result in step.tool_results)
-        made_calls = made_calls or bool(step.decision.calls)
-    exact = len(names) if expects else 0
-    return Assessment(
-        evaluated=True,
-        transport_error=False,
-        drift=False,
-        signature=key,
-        expects_call=expects,
-        decision_right=expects == bool(names) and (expects or kind != "invalid"),
-        tool_right=True if expects else None,
-        calls=calls,
-        raw_valid_calls=raw_valid,
-        exact_calls=exact,
-        exact_ok=exact,
-        unsafe=False,
-        recovered=True if failed else None,
-        normalizer_bug=record.variant == "no_tools" and made_calls,
-    )
-
-
-def _assessed(record: AttemptRecord) -> Assessment:
     findings, steps = record.findings, record.steps
     drift = record.drift is not None
     transport_error = record.verdict == "error"

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from fcreplay import metrics
 from fcreplay.metrics import assess, positional_sensitivity, tally
 from fcreplay.record import AttemptRecord
 from fcreplay.runlog import newest_run_log, read_run_log
@@ -302,43 +301,3 @@ def test_recorded_run_gives_the_figures_the_script_implies(recorded: Path) -> No
     assert all(careful[name] == 1.0 for name in careful if name != "unsafe_call_rate")
     assert tallies[("hasty", "forced")].metrics()["error_recovery_accuracy"] is None
     assert positional_sensitivity(tallies) == {"careful": 0.0, "hasty": 0.0}
-
-
-@pytest.mark.parametrize(
-    "made",
-    [
-        pytest.param(lambda: record([step(0, [call("get_order", order_id="1")])]), id="call"),
-        pytest.param(lambda: record([step(0, text="hi")], expects_call=False), id="text"),
-        pytest.param(lambda: record([step(0, text="hi")]), id="text-expecting-call"),
-        pytest.param(
-            lambda: record([step(0, [call("a"), call("b")])], expects_call=False), id="calls"
-        ),
-        pytest.param(
-            lambda: record([step(0, [call("cancel_order")], tool_error=True), step(1, text="…")]),
-            id="tool-error",
-        ),
-        pytest.param(
-            lambda: record(
-                [step(0, [call("x")], statuses=["invalid"]), step(1, [call("y")]), step(2)]
-            ),
-            id="turns",
-        ),
-        pytest.param(lambda: record([step(0, [call("x")])], variant="no_tools"), id="no-tools"),
-        pytest.param(
-            lambda: record([step(0, text="?")], signature=["invalid", [], "[]"]), id="invalid"
-        ),
-        pytest.param(lambda: record([], verdict="fail", signature=None), id="no-decision"),
-        pytest.param(lambda: error_record(case="b"), id="error"),
-    ],
-)
-def test_a_record_without_findings_is_assessed_as_the_full_reading_does(made: Any) -> None:
-    made_record = made()
-    assert not made_record.findings
-    assert assess(made_record) == metrics._assessed(made_record)
-
-
-def test_recorded_records_are_assessed_as_the_full_reading_does(recorded: Path) -> None:
-    records = read_run_log(newest_run_log(recorded / "runs")).records
-    assert any(not r.findings for r in records)
-    for item in records:
-        assert assess(item) == metrics._assessed(item)
