@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fcreplay.quickinit import quick
 from fcreplay.structdiff import Difference
 
 FindingCode = Literal[
@@ -34,6 +35,7 @@ FindingCode = Literal[
 FINDING_CODES: tuple[FindingCode, ...] = FindingCode.__args__  # type: ignore[attr-defined]
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One failure of a decision against the contract or the case's expectation."""

@@ -75,4 +75,4 @@ class History:
     @property
     def turns(self) -> tuple[HistoryMessage, ...]:
         """The assistant turns that made calls."""
-        return tuple(message for message in self.messages if message.calls)
+        return tuple([message for message in self.messages if message.calls])

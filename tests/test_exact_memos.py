@@ -38,3 +38,50 @@ def test_signatures_tell_apart_what_canonical_json_tells_apart() -> None:
     assert made == [
         ("tool_call", ("f",), f"[{canonical_json(v)}]") for v in VALUES for _ in range(2)
     ]
+
+
+def test_judging_keys_tell_a_missing_text_from_any_text() -> None:
+    from fcreplay.judge.expectations import _judged_key
+
+    call = (ToolCall("c", "f", {"a": 1}, '{"a": 1}'),)
+    keys = [
+        _judged_key(Decision("tool_call", None, call), False),
+        _judged_key(Decision("tool_call", "", call), False),
+        _judged_key(Decision("tool_call", "null", call), False),
+        _judged_key(Decision("tool_call", None, call), True),
+        _judged_key(Decision("text", None), False),
+        _judged_key(Decision("text", "null"), False),
+    ]
+    assert None not in keys and len(set(keys)) == len(keys)
+
+
+@pytest.mark.parametrize("text", [None, "null", "a"])
+def test_a_call_that_may_hold_nan_is_judged_without_a_key(text: str | None) -> None:
+    from fcreplay.judge.expectations import _judged_key
+
+    nan = (ToolCall("c", "f", {"a": float("nan")}, '{"a": NaN}'),)
+    plain_null = (ToolCall("c", "f", {"a": None}, '{"a": null}'),)
+    assert _judged_key(Decision("tool_call", text, nan), False) is None
+    assert _judged_key(Decision("tool_call", text, plain_null), False) is not None
+
+
+def test_judging_again_gives_what_judging_afresh_gives(contract: Any) -> None:
+    from fcreplay.inputs.cases import Expectation, ExpectedCall
+    from fcreplay.judge import expectations
+
+    expected = Expectation("tool_call", calls=(ExpectedCall("get_order"),))
+    decisions = [
+        Decision("tool_call", text, (ToolCall("c", name, arguments, "{}"),))
+        for text in (None, "null", "")
+        for name, arguments in (
+            ("get_order", {"order_id": "ORD-123456"}),
+            ("get_order", {"order_id": None}),
+            ("cancel_order", {"order_id": "ORD-123456"}),
+        )
+    ]
+    fresh = []
+    for decision in decisions:
+        expectations._JUDGED.clear()
+        fresh.append(expectations.judge_expectation(decision, expected, contract))
+    again = [expectations.judge_expectation(d, expected, contract) for d in decisions * 2]
+    assert again == fresh * 2

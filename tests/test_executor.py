@@ -92,3 +92,46 @@ def test_a_star_rule_answers_any_tool_after_the_specific_ones(
     path.write_text(json.dumps({"rules": [{"tool": "nope", "result": {}}]}), encoding="utf-8")
     with pytest.raises(InputError, match=r'or "\*" for any tool'):
         load_executor(path, contract)
+
+
+def test_a_rule_compares_strings_plainly_and_other_values_canonically(
+    tmp_path: Path, contract: Contract
+) -> None:
+    # Strings on both sides are compared with `==`; anything else as JSON values are
+    # (2.0 is 2, "2" is not 2): the plain comparison must agree with the canonical one.
+    path = tmp_path / "results.json"
+    rules = [
+        {"tool": "quote_delivery", "when": {"weight_kg": "2"}, "result": {"rule": "text"}},
+        {"tool": "quote_delivery", "when": {"origin": "A", "weight_kg": 2}, "result": {"rule": 2}},
+        {"tool": "quote_delivery", "when": {"origin": "a"}, "result": {"rule": "case"}},
+        {"tool": "quote_delivery", "when": {"service": "express"}, "result": {"rule": "last"}},
+    ]
+    path.write_text(json.dumps({"rules": rules}), encoding="utf-8")
+    executor = load_executor(path, contract)
+
+    def answered(origin: str, weight: object) -> object:
+        arguments = {
+            "origin": origin,
+            "destination": "B",
+            "weight_kg": weight,
+            "service": "standard",
+        }
+        execution = executor.execute(ToolCall("c", "quote_delivery", arguments, "{}"))
+        return execution.result.content.get("rule") if execution.failure is None else None
+
+    assert answered("A", 2) == 2
+    assert answered("A", 2.0) == 2  # one JSON number
+    assert answered("A", 2.5) is None  # no rule: origin "A" is not "a", no service
+    assert answered("a", 2) == "case"
+    assert answered("B", 2) is None
+    express = {"origin": "B", "destination": "C", "weight_kg": 1, "service": "express"}
+    hit = executor.execute(ToolCall("c", "quote_delivery", express, "{}"))
+    assert hit.failure is None and hit.result.content == {"ok": True, "rule": "last"}
+    # A rule naming an argument the call does not give never matches.
+    path.write_text(
+        json.dumps({"rules": [{"tool": "quote_delivery", "when": {"coupon": "x"}, "result": {}}]}),
+        encoding="utf-8",
+    )
+    sparse = load_executor(path, contract)
+    missing = sparse.execute(ToolCall("c", "quote_delivery", express, "{}"))
+    assert missing.failure is not None and missing.failure.code == "NO_MATCHING_RULE"

@@ -86,3 +86,18 @@ def test_gemini_counts_and_names(contract: Contract) -> None:
     body["contents"][-1]["parts"][1]["functionResponse"]["name"] = "cancel_order"
     problems = check_history(history_of(get_adapter("gemini"), body))  # type: ignore[arg-type]
     assert [p.rule for p in problems] == ["name_mismatch"]
+
+
+def test_a_history_without_calls_is_checked_like_any_other() -> None:
+    # No call and no result takes a short way; a result without a call does not.
+    from fcreplay.history import History, HistoryMessage, HistoryResult
+
+    plain = (HistoryMessage(0, "/messages/0"), HistoryMessage(1, "/messages/1"))
+    for pairing in ("id", "name"):
+        history = History(plain, placement="next_message", pairing=pairing)  # type: ignore[arg-type]
+        assert check_history(history) == []
+        assert [p.rule for p in check_history(history, max_steps=0)] == ["too_many_steps"]
+    orphan = (*plain, HistoryMessage(2, "/messages/2", results=(HistoryResult("x", None),)))
+    by_id = check_history(History(orphan, placement="right_after"))
+    assert [(p.rule, p.call_ids) for p in by_id] == [("unknown_call", ("x",))]
+    assert check_history(History(orphan, placement="next_message", pairing="name")) == []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from sys import intern
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -14,7 +13,7 @@ from fcreplay.canonical import canonical_json
 from fcreplay.decision import Decision, DecisionKind, Signature, signature
 from fcreplay.engine.conversation import Conversation, converse
 from fcreplay.engine.drift import drift_summary, labelled_changes
-from fcreplay.engine.plan import Unit, unit_settings
+from fcreplay.engine.plan import Unit
 from fcreplay.engine.players import Mismatch, Player
 from fcreplay.engine.sources import record_hint
 from fcreplay.engine.unitwork import UnitWork
@@ -24,6 +23,7 @@ from fcreplay.inputs.suite import Suite
 from fcreplay.judge.expectations import judge_expectation
 from fcreplay.judge.history import check_history, history_finding
 from fcreplay.judge.repair import classify_arguments
+from fcreplay.neutral import RequestSettings
 from fcreplay.record import (
     AttemptError,
     AttemptRecord,
@@ -76,7 +76,7 @@ def run_attempt(
         error = ended_by
     verdict: Verdict = "error" if error else ("fail" if judged.findings else "pass")
     if work.outline is None:
-        work.outline = _unit_outline(suite, unit, conversation.max_steps)
+        work.outline = _unit_outline(work.first_settings(), unit, conversation.max_steps)
     sent, outline = work.outline
     return AttemptRecord(
         run_id=run_id,
@@ -113,8 +113,9 @@ _SENT: dict[tuple[int, int], tuple[object, SentSettings]] = {}
 _OUTLINES: dict[int, tuple[object, ExpectedOutline]] = {}
 
 
-def _unit_outline(suite: Suite, unit: Unit, max_steps: int) -> tuple[SentSettings, ExpectedOutline]:
-    settings = unit_settings(suite, unit, 0)
+def _unit_outline(
+    settings: RequestSettings, unit: Unit, max_steps: int
+) -> tuple[SentSettings, ExpectedOutline]:
     expected = unit.expectation
     # By the objects they are made from (held, so the ids are not reused): many units
     # share their settings object, the variants of a case its expectation.
@@ -183,7 +184,7 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
 
     def add(step: int, more: list[Finding]) -> None:
         found.setdefault(step, []).extend(more)
-        findings.extend([replace(finding, step=step) for finding in more])
+        findings.extend([_at_step(finding, step) for finding in more])
 
     last = len(turns) - 1
     for step, turn in enumerate(turns):
@@ -246,6 +247,20 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
             )
         )
     return judged
+
+
+def _at_step(finding: Finding, step: int) -> Finding:
+    """`dataclasses.replace(finding, step=step)`, without its walk over the fields."""
+    return Finding(
+        code=finding.code,
+        path=finding.path,
+        expected=finding.expected,
+        actual=finding.actual,
+        message=finding.message,
+        step=step,
+        changes=finding.changes,
+        matcher=finding.matcher,
+    )
 
 
 def _history_findings(work: UnitWork, body: Any, step: int) -> list[Finding]:

@@ -29,6 +29,7 @@ class UnitWork:
     """
 
     __slots__ = (
+        "_first",
         "_later",
         "adapter",
         "contract",
@@ -71,6 +72,7 @@ class UnitWork:
         """The first request's body and its history findings (`attempt._judge`)."""
         self.outline: tuple[SentSettings, ExpectedOutline] | None = None
         """The settings and expectation outline every record of the unit holds."""
+        self._first: RequestSettings | None = None
         self._later: RequestSettings | None = None
         # What `judge.history.history_of` reads with, looked up once (None: the adapter
         # cannot read its requests' history back).
@@ -78,7 +80,9 @@ class UnitWork:
 
     def first_settings(self) -> RequestSettings:
         """The settings of a unit's first request (it may carry the case's tool choice)."""
-        return unit_settings(self.suite, self.unit, 0)
+        if self._first is None:
+            self._first = unit_settings(self.suite, self.unit, 0)
+        return self._first
 
     def later_settings(self) -> RequestSettings:
         """The settings of every request after the first (they are all alike)."""

@@ -109,7 +109,14 @@ def _judged_key(decision: Decision, after_error: bool) -> bytes | None:
     """What judging reads of a decision, as exact bytes (which tell `1` from `1.0` and
     `true`); None when it cannot be written so, or may hold NaN (written as null)."""
     calls = [[call.name, call.arguments, call.raw_arguments] for call in decision.calls]
-    key = exact_json([decision.kind, decision.text, after_error, calls])
+    text = decision.text
+    # A missing text leaves its place out (three members, not four), so that its `null`
+    # does not send every call's decision (most have no text) through the NaN walk.
+    key = exact_json(
+        [decision.kind, after_error, calls]
+        if text is None
+        else [decision.kind, after_error, calls, text]
+    )
     if key is None or (b"null" in key and check_value(calls, 10**6) is not None):
         return None
     return key

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Literal
 
 from fcreplay.finding import Finding
@@ -35,6 +36,7 @@ HistoryRule = Literal[
     "too_many_steps",
 ]
 RULES: tuple[HistoryRule, ...] = HistoryRule.__args__  # type: ignore[attr-defined]
+_RESULTS = attrgetter("results")
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,14 @@ def history_finding(problem: HistoryProblem) -> Finding:
 def check_history(history: History, *, max_steps: int | None = None) -> list[HistoryProblem]:
     """Every rule the history breaks; [] when the tool loop is well formed."""
     turns = history.turns
-    problems = _by_name(history, turns) if history.pairing == "name" else _by_id(history, turns)
+    if not turns and not any(map(_RESULTS, history.messages)):
+        # No call and no result (a conversation's first request, most often): no rule
+        # of either pairing has anything to look at.
+        problems: list[HistoryProblem] = []
+    elif history.pairing == "name":
+        problems = _by_name(history, turns)
+    else:
+        problems = _by_id(history, turns)
     steps = len(turns) + 1  # the turns replayed, plus the request itself
     if max_steps is not None and steps > max_steps:
         problems.append(
