@@ -76,11 +76,10 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
 
 def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
-    for event in events:
-        if is_error_event(event):
-            error_status = status if not 200 <= status < 300 else status_of_error(event.data)
-            return read_error(error_status, event.data, raw=raw)
     if not 200 <= status < 300:
+        for event in events:
+            if is_error_event(event):
+                return read_error(status, event.data, raw=raw)
         return read_error(status, None, raw=raw)
 
     model: Any = None
@@ -89,10 +88,16 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
     finish_reason: str | None = None
     finished = False
     for event in events:
+        # The first error event is the answer: what was read before it is dropped (the
+        # reading has no other effect), so the events are not looked through twice.
         data = event.data
+        if event.event == "error":
+            return read_error(status_of_error(data), data, raw=raw)
         if not isinstance(data, dict):
             continue
         kind = data.get("type", event.event)
+        if kind == "error":  # `is_error_event`: the event's name is not "error" here
+            return read_error(status_of_error(data), data, raw=raw)
         index = data.get("index")
         if kind == "message_start" and isinstance(data.get("message"), dict):
             model = data["message"].get("model")

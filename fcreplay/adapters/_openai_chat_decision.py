@@ -66,7 +66,13 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
     for event in events:
         data = event.data
         if isinstance(data, dict):
-            if event.event == "error" or is_error(data):  # Groq `event: error`, OpenAI/vLLM
+            # Groq `event: error`, then `is_error` written out (one call fewer a chunk).
+            if (
+                event.event == "error"
+                or data.get("error") is not None
+                or data.get("object") == "error"
+                or ("detail" in data and "choices" not in data)
+            ):
                 return read_error(status, data)
             add(data)
         elif isinstance(data, str) and data.strip() == "[DONE]":
@@ -196,7 +202,11 @@ class _StreamedTurn:
                 continue
             delta = choice.get("delta")
             if delta and isinstance(delta, dict):  # the last chunk's is empty
-                self._delta(delta)
+                if len(delta) == 1 and isinstance(text := delta.get("content"), str):
+                    # Most chunks of a text answer: `_delta`'s reading of them, short.
+                    self.texts.setdefault("content", []).append(text)
+                else:
+                    self._delta(delta)
             finish_reason = choice.get("finish_reason")
             if isinstance(finish_reason, str):
                 self.finish_reason = finish_reason
