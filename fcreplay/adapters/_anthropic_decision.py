@@ -15,7 +15,7 @@ from fcreplay.adapters._anthropic_errors import (
     status_of_error,
 )
 from fcreplay.adapters._wire import map_stop
-from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, Usage
 from fcreplay.neutral import StreamEvent
 
 _STOP: dict[str, Stop] = {
@@ -34,13 +34,12 @@ _TOOL_INPUT_BLOCKS = frozenset({"tool_use", "server_tool_use"})
 
 def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """Turn a non-streamed Messages response (or error body) into a Decision or an error."""
-    return _usage.with_usage(
-        _parse_decision_unmetered(status, body),
-        _usage.anthropic(body.get("usage") if isinstance(body, dict) else None),
-    )
+    usage = _usage.anthropic(body.get("usage") if isinstance(body, dict) else None)
+    return _parse_body(status, body, usage)
 
 
-def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
+def _parse_body(status: int, body: Any, usage: Usage | None) -> Decision | ProviderError:
+    # The usage goes into the Decision as it is made (`_usage.with_usage` would make it twice).
     if not 200 <= status < 300:
         return read_error(status, body)
     if is_error_envelope(body):
@@ -60,6 +59,7 @@ def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderErro
         finish_reason=stop_reason if isinstance(stop_reason, str) else None,
         model=body.get("model"),
         raw=body,
+        usage=usage,
     )
 
 
@@ -69,12 +69,12 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     Blocks are rebuilt by `index` like the SDK's `accumulate_event`; `ping` and
     unknown events are ignored; an `error` event becomes a ProviderError.
     """
-    return _usage.with_usage(
-        _parse_stream_unmetered(status, events), _usage.anthropic_stream(events)
-    )
+    return _parse_events(status, events, _usage.anthropic_stream(events))
 
 
-def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
+def _parse_events(
+    status: int, events: Sequence[StreamEvent], usage: Usage | None
+) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     if not 200 <= status < 300:
         for event in events:
@@ -121,11 +121,18 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
         if target is not None and _wire.one_of(target.get("type"), _TOOL_INPUT_BLOCKS):
             target["input"] = _finish_input("".join(pieces), target.get("input"))
     content = [blocks[index] for index in sorted(blocks) if blocks[index] is not None]
-    decision = _decide(content, finish_reason, model, raw)
+    # A cut turn is kept without its usage, as `_usage.with_usage` leaves the error it becomes.
+    decision = _decide(content, finish_reason, model, raw, usage if finished else None)
     return decision if finished else _wire.truncated(decision, len(events))
 
 
-def _decide(content: list[Any], finish_reason: str | None, model: Any, raw: Any) -> Decision:
+def _decide(
+    content: list[Any],
+    finish_reason: str | None,
+    model: Any,
+    raw: Any,
+    usage: Usage | None = None,
+) -> Decision:
     blocks = [block for block in content if isinstance(block, dict)]
     texts = [
         block["text"]
@@ -156,6 +163,7 @@ def _decide(content: list[Any], finish_reason: str | None, model: Any, raw: Any)
         raw_response=raw,
         assistant_turn={"role": "assistant", "content": content},
         model=model if isinstance(model, str) else None,
+        usage=usage,
     )
 
 
