@@ -14,7 +14,7 @@ from fcreplay.adapters._anthropic_errors import (
     read_error,
     status_of_error,
 )
-from fcreplay.adapters._wire import map_stop
+from fcreplay.adapters._wire import as_dict, map_stop
 from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, Usage
 from fcreplay.neutral import StreamEvent
 
@@ -69,12 +69,10 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     Blocks are rebuilt by `index` like the SDK's `accumulate_event`; `ping` and
     unknown events are ignored; an `error` event becomes a ProviderError.
     """
-    return _parse_events(status, events, _usage.anthropic_stream(events))
+    return _parse_events(status, events)
 
 
-def _parse_events(
-    status: int, events: Sequence[StreamEvent], usage: Usage | None
-) -> Decision | ProviderError:
+def _parse_events(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     if not 200 <= status < 300:
         for event in events:
@@ -87,6 +85,9 @@ def _parse_events(
     buffers: dict[int, list[str]] = {}
     finish_reason: str | None = None
     finished = False
+    # message_start's usage, updated by each message_delta's (output counts are totals),
+    # gathered in the same pass.
+    counts: dict[str, Any] = {}
     for event in events:
         # The first error event is the answer: what was read before it is dropped (the
         # reading has no other effect), so the events are not looked through twice.
@@ -99,8 +100,9 @@ def _parse_events(
         if kind == "error":  # `is_error_event`: the event's name is not "error" here
             return read_error(status_of_error(data), data, raw=raw)
         index = data.get("index")
-        if kind == "message_start" and isinstance(data.get("message"), dict):
-            model = data["message"].get("model")
+        if kind == "message_start" and isinstance(message := data.get("message"), dict):
+            model = message.get("model")
+            counts.update(as_dict(message.get("usage")))
         elif kind == "content_block_start" and isinstance(index, int) and index >= 0:
             # Kept by index, not in a list padded up to it: an index of 10**12 in a
             # broken stream must not allocate a list that long.
@@ -111,9 +113,11 @@ def _parse_events(
             delta = data.get("delta")
             if target is not None and isinstance(delta, dict):
                 _apply_delta(target, delta, buffers.setdefault(index, []))
-        elif kind == "message_delta" and isinstance(data.get("delta"), dict):
-            reason = data["delta"].get("stop_reason")
-            finish_reason = reason if isinstance(reason, str) else finish_reason
+        elif kind == "message_delta":
+            if isinstance(delta := data.get("delta"), dict):
+                reason = delta.get("stop_reason")
+                finish_reason = reason if isinstance(reason, str) else finish_reason
+            counts.update({k: v for k, v in as_dict(data.get("usage")).items() if v is not None})
         elif kind == "message_stop":
             finished = True
     for index, pieces in buffers.items():
@@ -122,7 +126,8 @@ def _parse_events(
             target["input"] = _finish_input("".join(pieces), target.get("input"))
     content = [blocks[index] for index in sorted(blocks) if blocks[index] is not None]
     # A cut turn is kept without its usage, as `_usage.with_usage` leaves the error it becomes.
-    decision = _decide(content, finish_reason, model, raw, usage if finished else None)
+    usage = _usage.anthropic(counts) if counts and finished else None
+    decision = _decide(content, finish_reason, model, raw, usage)
     return decision if finished else _wire.truncated(decision, len(events))
 
 
