@@ -267,3 +267,25 @@ def test_a_gemini_body_without_a_finish_reason_is_invalid_with_its_usage() -> No
     decision = decided(get_adapter("gemini").parse_decision(200, body))
     assert (decision.kind, decision.stop, decision.finish_reason) == ("invalid", "other", None)
     assert decision.usage == Usage(input_tokens=9, output_tokens=3)
+
+
+def test_anthropic_usage_is_read_from_events_whose_other_fields_are_odd() -> None:
+    # Usage is gathered in the pass that reads the blocks: a message_delta whose `delta`
+    # is no object still counts, and a message_start without a message object adds nothing.
+    events = [
+        StreamEvent("message_start", {"type": "message_start", "message": "odd"}),
+        StreamEvent(
+            "message_start", {"type": "message_start", "message": {"usage": {"input_tokens": 4}}}
+        ),
+        StreamEvent(
+            "message_delta", {"type": "message_delta", "delta": None, "usage": {"output_tokens": 2}}
+        ),
+        StreamEvent(
+            "message_delta",
+            {"type": "message_delta", "usage": {"output_tokens": 5, "input_tokens": None}},
+        ),
+        StreamEvent("message_delta", "not json"),
+        StreamEvent("message_stop", {"type": "message_stop"}),
+    ]
+    decision = decided(get_adapter("anthropic").parse_stream(200, events))
+    assert decision.usage == Usage(input_tokens=4, output_tokens=5)
