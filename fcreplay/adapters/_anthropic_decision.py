@@ -14,8 +14,8 @@ from fcreplay.adapters._anthropic_errors import (
     read_error,
     status_of_error,
 )
-from fcreplay.adapters._wire import map_stop
-from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop
+from fcreplay.adapters._wire import as_dict, map_stop
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, Usage
 from fcreplay.neutral import StreamEvent
 
 _STOP: dict[str, Stop] = {
@@ -34,13 +34,12 @@ _TOOL_INPUT_BLOCKS = frozenset({"tool_use", "server_tool_use"})
 
 def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """Turn a non-streamed Messages response (or error body) into a Decision or an error."""
-    return _usage.with_usage(
-        _parse_decision_unmetered(status, body),
-        _usage.anthropic(body.get("usage") if isinstance(body, dict) else None),
-    )
+    usage = _usage.anthropic(body.get("usage") if isinstance(body, dict) else None)
+    return _parse_body(status, body, usage)
 
 
-def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
+def _parse_body(status: int, body: Any, usage: Usage | None) -> Decision | ProviderError:
+    # The usage goes into the Decision as it is made (`_usage.with_usage` would make it twice).
     if not 200 <= status < 300:
         return read_error(status, body)
     if is_error_envelope(body):
@@ -60,6 +59,7 @@ def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderErro
         finish_reason=stop_reason if isinstance(stop_reason, str) else None,
         model=body.get("model"),
         raw=body,
+        usage=usage,
     )
 
 
@@ -69,18 +69,15 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     Blocks are rebuilt by `index` like the SDK's `accumulate_event`; `ping` and
     unknown events are ignored; an `error` event becomes a ProviderError.
     """
-    return _usage.with_usage(
-        _parse_stream_unmetered(status, events), _usage.anthropic_stream(events)
-    )
+    return _parse_events(status, events)
 
 
-def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
+def _parse_events(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
-    for event in events:
-        if is_error_event(event):
-            error_status = status if not 200 <= status < 300 else status_of_error(event.data)
-            return read_error(error_status, event.data, raw=raw)
     if not 200 <= status < 300:
+        for event in events:
+            if is_error_event(event):
+                return read_error(status, event.data, raw=raw)
         return read_error(status, None, raw=raw)
 
     model: Any = None
@@ -88,14 +85,24 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
     buffers: dict[int, list[str]] = {}
     finish_reason: str | None = None
     finished = False
+    # message_start's usage, updated by each message_delta's (output counts are totals),
+    # gathered in the same pass.
+    counts: dict[str, Any] = {}
     for event in events:
+        # The first error event is the answer: what was read before it is dropped (the
+        # reading has no other effect), so the events are not looked through twice.
         data = event.data
+        if event.event == "error":
+            return read_error(status_of_error(data), data, raw=raw)
         if not isinstance(data, dict):
             continue
         kind = data.get("type", event.event)
+        if kind == "error":  # `is_error_event`: the event's name is not "error" here
+            return read_error(status_of_error(data), data, raw=raw)
         index = data.get("index")
-        if kind == "message_start" and isinstance(data.get("message"), dict):
-            model = data["message"].get("model")
+        if kind == "message_start" and isinstance(message := data.get("message"), dict):
+            model = message.get("model")
+            counts.update(as_dict(message.get("usage")))
         elif kind == "content_block_start" and isinstance(index, int) and index >= 0:
             # Kept by index, not in a list padded up to it: an index of 10**12 in a
             # broken stream must not allocate a list that long.
@@ -106,9 +113,11 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
             delta = data.get("delta")
             if target is not None and isinstance(delta, dict):
                 _apply_delta(target, delta, buffers.setdefault(index, []))
-        elif kind == "message_delta" and isinstance(data.get("delta"), dict):
-            reason = data["delta"].get("stop_reason")
-            finish_reason = reason if isinstance(reason, str) else finish_reason
+        elif kind == "message_delta":
+            if isinstance(delta := data.get("delta"), dict):
+                reason = delta.get("stop_reason")
+                finish_reason = reason if isinstance(reason, str) else finish_reason
+            counts.update({k: v for k, v in as_dict(data.get("usage")).items() if v is not None})
         elif kind == "message_stop":
             finished = True
     for index, pieces in buffers.items():
@@ -116,11 +125,19 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
         if target is not None and _wire.one_of(target.get("type"), _TOOL_INPUT_BLOCKS):
             target["input"] = _finish_input("".join(pieces), target.get("input"))
     content = [blocks[index] for index in sorted(blocks) if blocks[index] is not None]
-    decision = _decide(content, finish_reason, model, raw)
+    # A cut turn is kept without its usage, as `_usage.with_usage` leaves the error it becomes.
+    usage = _usage.anthropic(counts) if counts and finished else None
+    decision = _decide(content, finish_reason, model, raw, usage)
     return decision if finished else _wire.truncated(decision, len(events))
 
 
-def _decide(content: list[Any], finish_reason: str | None, model: Any, raw: Any) -> Decision:
+def _decide(
+    content: list[Any],
+    finish_reason: str | None,
+    model: Any,
+    raw: Any,
+    usage: Usage | None = None,
+) -> Decision:
     blocks = [block for block in content if isinstance(block, dict)]
     texts = [
         block["text"]
@@ -151,6 +168,7 @@ def _decide(content: list[Any], finish_reason: str | None, model: Any, raw: Any)
         raw_response=raw,
         assistant_turn={"role": "assistant", "content": content},
         model=model if isinstance(model, str) else None,
+        usage=usage,
     )
 
 

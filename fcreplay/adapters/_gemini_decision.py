@@ -85,10 +85,11 @@ def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     A JSON-array body (`streamGenerateContent` without `alt=sse`) is read as
     the list of its chunks.
     """
-    return _usage.with_usage(_parse_decision_unmetered(status, body), _gemini_body_usage(body))
+    return _parse_body(status, body, _gemini_body_usage(body))
 
 
-def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
+def _parse_body(status: int, body: Any, usage: Usage | None) -> Decision | ProviderError:
+    # The usage goes into the Decision as it is made (`_usage.with_usage` would make it twice).
     if isinstance(body, bytes | str):
         try:
             body = strictjson.loads(body)
@@ -99,12 +100,12 @@ def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderErro
     if not 200 <= status < 300:
         return read_error(status, body)
     if isinstance(body, list):
-        return _from_chunks(status, body, raw=body)
+        return _from_chunks(status, body, raw=body, usage=usage)
     if not isinstance(body, dict):
         return invalid_body(status, body)
     if "error" in body:
         return read_error(status, body)
-    return _decide(body, raw=body, turn=first_candidate(body).get("content"))
+    return _decide(body, raw=body, turn=first_candidate(body).get("content"), usage=usage)
 
 
 def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
@@ -115,9 +116,7 @@ def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | Provi
     with the last chunk. Empty `{"text": ""}` parts, which some models send
     with the final chunk, are not kept in the assembled turn.
     """
-    return _usage.with_usage(
-        _parse_stream_unmetered(status, events), _usage.gemini_chunks(_stream_chunks(events))
-    )
+    return _parse_events(status, events, _usage.gemini_chunks(_stream_chunks(events)))
 
 
 def _gemini_body_usage(body: Any) -> Usage | None:
@@ -136,7 +135,9 @@ def _stream_chunks(events: Sequence[StreamEvent]) -> list[Any]:
     return chunks
 
 
-def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
+def _parse_events(
+    status: int, events: Sequence[StreamEvent], usage: Usage | None
+) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     chunks: list[Any] = []
     for event in events:
@@ -144,10 +145,12 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
     if not 200 <= status < 300:
         errors = (chunk for chunk in chunks if isinstance(chunk, dict) and "error" in chunk)
         return read_error(status, next(errors, chunks[0] if chunks else None))
-    return _from_chunks(status, chunks, raw=raw)
+    return _from_chunks(status, chunks, raw=raw, usage=usage)
 
 
-def _from_chunks(status: int, chunks: Sequence[Any], raw: Any) -> Decision | ProviderError:
+def _from_chunks(
+    status: int, chunks: Sequence[Any], raw: Any, usage: Usage | None
+) -> Decision | ProviderError:
     if not chunks:
         return _wire.truncated(Decision("invalid", raw_response=raw), 0)
     parts: list[dict[str, Any]] = []
@@ -187,7 +190,7 @@ def _from_chunks(status: int, chunks: Sequence[Any], raw: Any) -> Decision | Pro
     if model is not None:
         response["modelVersion"] = model
     turn = response["candidates"][0]["content"] if answered else None
-    return _decide(response, raw=raw, turn=turn, chunks=len(chunks))
+    return _decide(response, raw=raw, turn=turn, chunks=len(chunks), usage=usage)
 
 
 _TEXT_KEYS = frozenset({"text", "thought"})
@@ -214,7 +217,12 @@ def _merge_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
 
 
 def _decide(
-    response: Mapping[str, Any], *, raw: Any, turn: Any, chunks: int | None = None
+    response: Mapping[str, Any],
+    *,
+    raw: Any,
+    turn: Any,
+    chunks: int | None = None,
+    usage: Usage | None = None,
 ) -> Decision | ProviderError:
     model = response.get("modelVersion")
     model = model if isinstance(model, str) else None
@@ -229,9 +237,15 @@ def _decide(
                 stop="content_filter",
                 raw_response=raw,
                 model=model,
+                usage=usage,
             )
         return Decision(
-            kind="invalid", finish_reason=None, stop="other", raw_response=raw, model=model
+            kind="invalid",
+            finish_reason=None,
+            stop="other",
+            raw_response=raw,
+            model=model,
+            usage=usage,
         )
     parts = parts_of(as_dict(candidate.get("content")))
     calls = tuple(call for call in map(_call, parts) if call is not None)
@@ -244,6 +258,12 @@ def _decide(
     stop = map_stop(_STOPS, finish, default="other")
     if calls and stop == "end":
         stop = "tool_call"
+    # Gemini streams have no end sentinel: a candidate without any finishReason is how
+    # a turn that never ended shows, so neither its text nor its calls are final. A
+    # stream cut so is a failure to answer (kept without its usage, as
+    # `_usage.with_usage` leaves the error it becomes); a whole body without one is an
+    # odd answer.
+    cut = finish is None and chunks is not None
     decision = Decision(
         kind=_kind(calls, stop),
         text=text or None,
@@ -253,10 +273,8 @@ def _decide(
         raw_response=raw,
         assistant_turn=jsoncopy.copied(turn),
         model=model,
+        usage=None if cut else usage,
     )
-    # Gemini streams have no end sentinel: a candidate without any finishReason is how
-    # a turn that never ended shows, so neither its text nor its calls are final. A
-    # stream cut so is a failure to answer; a whole body without one is an odd answer.
     if finish is not None:
         return decision
     if chunks is None:

@@ -8,7 +8,7 @@ from typing import Any
 from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._openai_errors import describe, provider_error, read_envelope
 from fcreplay.adapters._wire import as_list
-from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall, Usage
 from fcreplay.neutral import StreamEvent
 
 _STOP: dict[str, Stop] = {
@@ -28,13 +28,12 @@ _STREAMED_TEXT = ("content", "refusal", "reasoning_content", "reasoning")
 
 def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """Read a non-streamed response body (error envelopes included)."""
-    return _usage.with_usage(
-        _parse_decision_unmetered(status, body),
-        _usage.openai_chat(body.get("usage") if isinstance(body, dict) else None),
-    )
+    usage = _usage.openai_chat(body.get("usage") if isinstance(body, dict) else None)
+    return _parse_body(status, body, usage)
 
 
-def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
+def _parse_body(status: int, body: Any, usage: Usage | None) -> Decision | ProviderError:
+    # The usage goes into the Decision as it is made (`_usage.with_usage` would make it twice).
     if not 200 <= status < 300 or is_error(body):
         return read_error(status, body)
     choice = _first_choice(body)
@@ -46,17 +45,18 @@ def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderErro
         choice.get("finish_reason"),
         body.get("model"),
         raw=body,
+        usage=usage,
     )
 
 
 def parse_stream(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
     """Reassemble a streamed response; gives the Decision of its non-streamed twin."""
-    return _usage.with_usage(
-        _parse_stream_unmetered(status, events), _usage.openai_chat_stream(events)
-    )
+    return _parse_events(status, events, _usage.openai_chat_stream(events))
 
 
-def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decision | ProviderError:
+def _parse_events(
+    status: int, events: Sequence[StreamEvent], usage: Usage | None
+) -> Decision | ProviderError:
     raw = _wire.raw_events(events)
     if not 200 <= status < 300:
         return read_error(status, events[0].data if events else None)
@@ -66,7 +66,13 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
     for event in events:
         data = event.data
         if isinstance(data, dict):
-            if event.event == "error" or is_error(data):  # Groq `event: error`, OpenAI/vLLM
+            # Groq `event: error`, then `is_error` written out (one call fewer a chunk).
+            if (
+                event.event == "error"
+                or data.get("error") is not None
+                or data.get("object") == "error"
+                or ("detail" in data and "choices" not in data)
+            ):
                 return read_error(status, data)
             add(data)
         elif isinstance(data, str) and data.strip() == "[DONE]":
@@ -74,11 +80,12 @@ def _parse_stream_unmetered(status: int, events: Sequence[StreamEvent]) -> Decis
             break
         elif event.event == "error":
             return read_error(status, data)
-    decision = _decide(stream.message(), stream.finish_reason, stream.model, raw)
-    # `[DONE]` ends a turn too: some routers never send a finish_reason.
-    if done or stream.finish_reason is not None:
-        return decision
-    return _wire.truncated(decision, len(events))
+    # `[DONE]` ends a turn too: some routers never send a finish_reason. A cut turn is
+    # kept without its usage, as `_usage.with_usage` leaves the error it becomes.
+    ended = done or stream.finish_reason is not None
+    message, finish, model = stream.message(), stream.finish_reason, stream.model
+    decision = _decide(message, finish, model, raw, usage if ended else None)
+    return decision if ended else _wire.truncated(decision, len(events))
 
 
 def is_error(body: Any) -> bool:
@@ -125,7 +132,9 @@ def _first_choice(body: Any) -> dict[str, Any] | None:
     return None
 
 
-def _decide(message: dict[str, Any], finish: Any, model: Any, raw: Any) -> Decision:
+def _decide(
+    message: dict[str, Any], finish: Any, model: Any, raw: Any, usage: Usage | None = None
+) -> Decision:
     finish_reason = finish if isinstance(finish, str) else None
     calls = tuple(_calls(message))
     text = content_text(message.get("content"))
@@ -153,6 +162,7 @@ def _decide(message: dict[str, Any], finish: Any, model: Any, raw: Any) -> Decis
         raw_response=raw,
         assistant_turn=message,
         model=model if isinstance(model, str) else None,
+        usage=usage,
     )
 
 
@@ -196,7 +206,11 @@ class _StreamedTurn:
                 continue
             delta = choice.get("delta")
             if delta and isinstance(delta, dict):  # the last chunk's is empty
-                self._delta(delta)
+                if len(delta) == 1 and isinstance(text := delta.get("content"), str):
+                    # Most chunks of a text answer: `_delta`'s reading of them, short.
+                    self.texts.setdefault("content", []).append(text)
+                else:
+                    self._delta(delta)
             finish_reason = choice.get("finish_reason")
             if isinstance(finish_reason, str):
                 self.finish_reason = finish_reason

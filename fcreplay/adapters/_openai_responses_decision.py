@@ -7,7 +7,7 @@ from typing import Any
 
 from fcreplay.adapters import _usage, _wire
 from fcreplay.adapters._openai_responses_errors import failed, http_error, odd_body
-from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall
+from fcreplay.decision import Decision, DecisionKind, ProviderError, Stop, ToolCall, Usage
 
 _STOPS: Mapping[str, Stop] = {
     "completed": "end",
@@ -22,13 +22,12 @@ TEXT_KEYS: Mapping[str, str] = {"output_text": "text", "refusal": "refusal"}
 
 def parse_decision(status: int, body: Any) -> Decision | ProviderError:
     """Turn a non-streamed /responses answer into a Decision or a ProviderError."""
-    return _usage.with_usage(
-        _parse_decision_unmetered(status, body),
-        _usage.openai_responses(body.get("usage") if isinstance(body, dict) else None),
-    )
+    usage = _usage.openai_responses(body.get("usage") if isinstance(body, dict) else None)
+    return _parse_body(status, body, usage)
 
 
-def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderError:
+def _parse_body(status: int, body: Any, usage: Usage | None) -> Decision | ProviderError:
+    # The usage goes into the Decision as it is made (`_usage.with_usage` would make it twice).
     if not 200 <= status < 300:
         return http_error(status, body)
     if not isinstance(body, dict):
@@ -45,6 +44,7 @@ def _parse_decision_unmetered(status: int, body: Any) -> Decision | ProviderErro
         output,
         model_of(body),
         raw=body,
+        usage=usage,
     )
 
 
@@ -100,8 +100,14 @@ def _name(item: Mapping[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-def decide(finish_reason: str | None, output: list[Any], model: str | None, raw: Any) -> Decision:
-    """The Decision for a response's output items and finish_reason."""
+def decide(
+    finish_reason: str | None,
+    output: list[Any],
+    model: str | None,
+    raw: Any,
+    usage: Usage | None = None,
+) -> Decision:
+    """The Decision for a response's output items and finish_reason, with `usage`."""
     items = [item for item in output if isinstance(item, dict)]
     call_items = [item for item in items if is_client_call(item)]
     calls = tuple(_call(item) for item in call_items)
@@ -132,6 +138,7 @@ def decide(finish_reason: str | None, output: list[Any], model: str | None, raw:
         raw_response=raw,
         assistant_turn=list(output),
         model=model,
+        usage=usage,
     )
 
 

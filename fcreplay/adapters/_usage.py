@@ -95,21 +95,6 @@ def anthropic(block: Any) -> Usage | None:
     )
 
 
-def anthropic_stream(events: Sequence[StreamEvent]) -> Usage | None:
-    """message_start's usage, updated by each message_delta's (output counts are totals)."""
-    merged: dict[str, Any] = {}
-    for event in events:
-        data = event.data
-        if not isinstance(data, dict):
-            data = {}
-        kind = data.get("type", event.event)
-        if kind == "message_start":
-            merged.update(as_dict(as_dict(data.get("message")).get("usage")))
-        elif kind == "message_delta":
-            merged.update({k: v for k, v in as_dict(data.get("usage")).items() if v is not None})
-    return anthropic(merged) if merged else None
-
-
 def gemini(block: Any) -> Usage | None:
     """`usageMetadata`: candidatesTokenCount excludes thoughts, which are added."""
     usage = as_dict(block)

@@ -92,8 +92,9 @@ def read_own(
 ) -> Interaction | UnreadableInteraction:
     """`read_interaction(index, item, own=True)`, quicker for the shapes fcreplay writes
     (every interaction of a replay): any other shape is read by `read_interaction`."""
-    request = item.get("request") if type(item) is dict else None
-    response = item.get("response") if type(item) is dict else None
+    if type(item) is not dict:
+        return read_interaction(index, item, own=True, limits=limits)
+    request, response = item.get("request"), item.get("response")
     if type(request) is not dict or type(response) is not dict:
         return read_interaction(index, item, own=True, limits=limits)
     uri, method, status = request.get("uri"), request.get("method", ""), response.get("status")

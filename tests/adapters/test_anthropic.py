@@ -412,6 +412,35 @@ def test_an_error_event_after_a_200_is_a_retryable_overload() -> None:
     assert result.raw == load("stream_error")["events"]
 
 
+@pytest.mark.parametrize("where", [0, 3, -1])
+@pytest.mark.parametrize("named", [True, False])
+def test_an_error_event_anywhere_in_a_200_stream_is_the_answer(where: int, named: bool) -> None:
+    # Read in the one pass over the events: what came before the error is dropped, and the
+    # error reads as when it comes first, by its event name or by its data's type alone.
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    events = events_of("stream_text")
+    events.insert(
+        where if where >= 0 else len(events), StreamEvent("error" if named else None, error)
+    )
+    result = adapter.parse_stream(200, events)
+    assert isinstance(result, ProviderError)
+    assert (result.status, result.type, result.message) == (529, "overloaded_error", "Overloaded")
+    assert result.raw == [{"event": event.event, "data": event.data} for event in events]
+
+
+def test_an_error_event_of_a_non_2xx_stream_keeps_the_status() -> None:
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    result = adapter.parse_stream(503, [*events_of("stream_text"), StreamEvent(None, error)])
+    assert isinstance(result, ProviderError)
+    assert (result.status, result.type, result.message) == (503, "overloaded_error", "Overloaded")
+
+
+def test_an_error_named_event_without_object_data_is_an_error() -> None:
+    result = adapter.parse_stream(200, [*events_of("stream_text"), StreamEvent("error", "boom")])
+    assert isinstance(result, ProviderError)
+    assert result.message == "boom"
+
+
 def test_a_no_argument_tool_streams_as_an_empty_buffer_meaning_an_empty_object() -> None:
     events = [
         StreamEvent("message_start", {"type": "message_start", "message": {"model": "m"}}),

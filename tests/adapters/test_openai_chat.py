@@ -273,6 +273,46 @@ def test_a_text_stream_cut_short_is_a_failure_keeping_its_text() -> None:
     assert decision == Decision(kind="invalid", text="Уточните", finish_reason=None, stop="other")
 
 
+@pytest.mark.parametrize("content", ["Уточните", "", None, 7, ["part"], {"text": "x"}], ids=repr)
+def test_a_delta_of_content_alone_reads_as_in_a_delta_with_other_fields(content: Any) -> None:
+    # A delta holding only `content` is read by a short path; one with any other field
+    # (here one no reader knows) by the reading of every field: both give one turn.
+    opening = chunk({"role": "assistant", "content": ""})
+    ending = chunk({}, "stop")
+    alone = [opening, chunk({"content": content}), chunk({"content": "."}), ending, DONE]
+    beside = [
+        opening,
+        chunk({"content": content, "x_note": 1}),
+        chunk({"x_note": 2, "content": "."}),
+        ending,
+        DONE,
+    ]
+    assert adapter.parse_stream(200, alone) == adapter.parse_stream(200, beside)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"error": {"message": "boom"}},
+        {"object": "error", "message": "boom"},
+        {"detail": "boom"},
+    ],
+)
+def test_an_error_chunk_after_text_is_the_answer(data: dict[str, Any]) -> None:
+    stream = [chunk({"content": "Уточните"}), StreamEvent(None, data), DONE]
+    result = adapter.parse_stream(200, stream)
+    assert isinstance(result, ProviderError)
+    assert result.message == "boom"
+
+
+def test_a_detail_beside_choices_is_no_error() -> None:
+    data = {"object": "chat.completion.chunk", "detail": "x", "choices": []}
+    stream = [chunk({"content": "Hi"}), StreamEvent(None, data), chunk({}, "stop"), DONE]
+    decision = adapter.parse_stream(200, stream)
+    assert isinstance(decision, Decision)
+    assert decision.text == "Hi"
+
+
 def test_done_without_a_finish_reason_is_a_complete_turn() -> None:
     # Shaped like the OpenRouter/Novita stream in the corpus: the name repeated whole in
     # every fragment, no finish_reason anywhere, then [DONE].

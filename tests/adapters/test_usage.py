@@ -190,3 +190,102 @@ def test_an_answer_without_usage_has_none() -> None:
     body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": TEXT}}]}
     decision = decided(get_adapter("openai_chat").parse_decision(200, body))
     assert decision.usage is None and "usage" not in decision.to_json()
+
+
+_CHAT_CHUNK = {"object": "chat.completion.chunk", "model": "m"}
+_CUT_STREAMS: list[tuple[str, list[StreamEvent], StreamEvent]] = [
+    (
+        "openai_chat",
+        [
+            StreamEvent(
+                None, {**_CHAT_CHUNK, "choices": [{"index": 0, "delta": {"content": TEXT}}]}
+            ),
+            StreamEvent(None, {**_CHAT_CHUNK, "choices": [], "usage": {"prompt_tokens": 9}}),
+        ],
+        StreamEvent(None, "[DONE]"),
+    ),
+    (
+        "anthropic",
+        [
+            StreamEvent(
+                "message_start",
+                {"type": "message_start", "message": {"usage": {"input_tokens": 9}}},
+            ),
+            StreamEvent(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+            ),
+            StreamEvent(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": TEXT},
+                },
+            ),
+        ],
+        StreamEvent("message_stop", {"type": "message_stop"}),
+    ),
+    (
+        "gemini",
+        [
+            StreamEvent(
+                None,
+                {
+                    "candidates": [{"content": {"role": "model", "parts": [{"text": TEXT}]}}],
+                    "usageMetadata": {"promptTokenCount": 9},
+                },
+            )
+        ],
+        StreamEvent(None, {"candidates": [{"finishReason": "STOP"}]}),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "events", "end"), _CUT_STREAMS, ids=[c[0] for c in _CUT_STREAMS])
+def test_a_cut_stream_keeps_its_turn_without_usage_and_the_whole_one_has_it(
+    name: str, events: list[StreamEvent], end: StreamEvent
+) -> None:
+    # The usage goes into a decision as it is made: a stream cut short keeps its partial
+    # turn without one (as when the usage was set on what parsed), the whole stream has it.
+    adapter = get_adapter(name)
+    cut = adapter.parse_stream(200, events)
+    assert isinstance(cut, ProviderError)
+    assert isinstance(cut.raw, Decision)
+    assert (cut.raw.text, cut.raw.usage) == (TEXT, None)
+    whole = decided(adapter.parse_stream(200, [*events, end]))
+    assert whole.text == TEXT
+    assert whole.usage is not None
+    assert whole.usage.input_tokens == 9
+
+
+def test_a_gemini_body_without_a_finish_reason_is_invalid_with_its_usage() -> None:
+    body = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": TEXT}]}}],
+        "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 3},
+    }
+    decision = decided(get_adapter("gemini").parse_decision(200, body))
+    assert (decision.kind, decision.stop, decision.finish_reason) == ("invalid", "other", None)
+    assert decision.usage == Usage(input_tokens=9, output_tokens=3)
+
+
+def test_anthropic_usage_is_read_from_events_whose_other_fields_are_odd() -> None:
+    # Usage is gathered in the pass that reads the blocks: a message_delta whose `delta`
+    # is no object still counts, and a message_start without a message object adds nothing.
+    events = [
+        StreamEvent("message_start", {"type": "message_start", "message": "odd"}),
+        StreamEvent(
+            "message_start", {"type": "message_start", "message": {"usage": {"input_tokens": 4}}}
+        ),
+        StreamEvent(
+            "message_delta", {"type": "message_delta", "delta": None, "usage": {"output_tokens": 2}}
+        ),
+        StreamEvent(
+            "message_delta",
+            {"type": "message_delta", "usage": {"output_tokens": 5, "input_tokens": None}},
+        ),
+        StreamEvent("message_delta", "not json"),
+        StreamEvent("message_stop", {"type": "message_stop"}),
+    ]
+    decision = decided(get_adapter("anthropic").parse_stream(200, events))
+    assert decision.usage == Usage(input_tokens=4, output_tokens=5)
