@@ -92,13 +92,11 @@ def _parse_events(status: int, events: Sequence[StreamEvent]) -> Decision | Prov
         # The first error event is the answer: what was read before it is dropped (the
         # reading has no other effect), so the events are not looked through twice.
         data = event.data
-        if event.event == "error":
+        if is_error_event(event):
             return read_error(status_of_error(data), data, raw=raw)
         if not isinstance(data, dict):
             continue
         kind = data.get("type", event.event)
-        if kind == "error":  # `is_error_event`: the event's name is not "error" here
-            return read_error(status_of_error(data), data, raw=raw)
         index = data.get("index")
         if kind == "message_start" and isinstance(message := data.get("message"), dict):
             model = message.get("model")

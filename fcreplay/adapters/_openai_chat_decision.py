@@ -66,13 +66,7 @@ def _parse_events(
     for event in events:
         data = event.data
         if isinstance(data, dict):
-            # Groq `event: error`, then `is_error` written out (one call fewer a chunk).
-            if (
-                event.event == "error"
-                or data.get("error") is not None
-                or data.get("object") == "error"
-                or ("detail" in data and "choices" not in data)
-            ):
+            if event.event == "error" or is_error(data):  # Groq `event: error`, OpenAI/vLLM
                 return read_error(status, data)
             add(data)
         elif isinstance(data, str) and data.strip() == "[DONE]":
