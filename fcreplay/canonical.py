@@ -49,6 +49,8 @@ def same_value(left: Any, right: Any) -> bool:
     sorted dump tells those apart but not `1.0` from `1`. Both are C-speed, so the
     slow canonical form is built only when they disagree.
     """
+    if type(left) is str and type(right) is str:
+        return left == right  # the common case (an argument against a rule's string)
     if left != right:
         return False
     if sorted_json(left) == sorted_json(right):

@@ -148,22 +148,3 @@ def test_the_hot_records_are_quick_and_equal_to_their_fields() -> None:
     assert decision.raw_response is None and decision.stop == "end"
     response = WireResponse(200, {}, {"a": 1})
     assert dataclasses.replace(response, status=201).status == 201
-
-
-def test_a_finding_placed_at_a_step_is_what_replace_makes() -> None:
-    from fcreplay.engine.attempt import _at_step
-    from fcreplay.finding import Finding
-    from fcreplay.structdiff import Difference
-
-    findings = [
-        Finding("wrong_tool", "/calls/0", "a", "b", "m"),
-        Finding("request_drift", "", 1, 2, "d", step=0, changes=(Difference("/x", 1, 2),)),
-        Finding("argument_mismatch", "/calls/0/arguments", {}, [], "x", matcher="rule"),
-    ]
-    for finding in findings:
-        placed = _at_step(finding, 3)
-        assert placed == dataclasses.replace(finding, step=3)
-        assert repr(placed) == repr(dataclasses.replace(finding, step=3))
-        assert pickle.loads(pickle.dumps(placed)) == placed
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            placed.step = 4  # type: ignore[misc]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from sys import intern
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -184,7 +185,7 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
 
     def add(step: int, more: list[Finding]) -> None:
         found.setdefault(step, []).extend(more)
-        findings.extend([_at_step(finding, step) for finding in more])
+        findings.extend([replace(finding, step=step) for finding in more])
 
     last = len(turns) - 1
     for step, turn in enumerate(turns):
@@ -247,20 +248,6 @@ def _judge(work: UnitWork, conversation: Conversation) -> _Judged:
             )
         )
     return judged
-
-
-def _at_step(finding: Finding, step: int) -> Finding:
-    """`dataclasses.replace(finding, step=step)`, without its walk over the fields."""
-    return Finding(
-        code=finding.code,
-        path=finding.path,
-        expected=finding.expected,
-        actual=finding.actual,
-        message=finding.message,
-        step=step,
-        changes=finding.changes,
-        matcher=finding.matcher,
-    )
 
 
 def _history_findings(work: UnitWork, body: Any, step: int) -> list[Finding]:

@@ -75,18 +75,10 @@ class FakeExecutor:
             return _fail(call, ToolFailure("INVALID_ARGUMENTS", detail, True))
         arguments = call.arguments
         for rule in self._by_tool[call.name]:
-            for key, value in rule.when.items():
-                if key not in arguments:
-                    break
-                given = arguments[key]
-                # Two plain strings are the same value when equal: the canonical
-                # comparison (two JSON writes) is for the other kinds of value.
-                if type(given) is str and type(value) is str:
-                    if given != value:
-                        break
-                elif not same_value(given, value):
-                    break
-            else:
+            if all(
+                key in arguments and same_value(arguments[key], value)
+                for key, value in rule.when.items()
+            ):
                 if rule.error is not None:
                     return _fail(call, rule.error)
                 content = {"ok": True, **(rule.result or {})}
